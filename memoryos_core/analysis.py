@@ -1,0 +1,195 @@
+"""Long-term analysis: hot segments feed the structured profile and the fact lists."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import numpy as np
+
+from .context import Context
+from .errors import ModelError
+from .heat import heat_terms
+from .llm.structured import call_structured
+from .persona import FAMILIES
+from .prompts import (
+    PAGE_TOKENS,
+    facts_messages,
+    facts_schema,
+    profile_messages,
+    profile_schema,
+    validate_facts,
+    validate_profile,
+)
+from .text import normalise
+
+CHUNK_PAGES = 8  # pages per analysis call, so prompts fit a small model's window
+_FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I am|my|My|we|We)\b")
+
+
+def segments_due(ctx: Context, user_id: str, force: bool) -> list[dict[str, Any]]:
+    """Segments with unanalysed pages whose heat reached the threshold (all of them if forced)."""
+    rows = ctx.store.query(
+        "SELECT s.* FROM segments s WHERE s.user_id = ? AND EXISTS (SELECT 1 FROM exchanges e"
+        " WHERE e.segment_id = s.id AND e.analysed = 0)", (user_id,))
+    now = time.time()
+    return [s for s in rows
+            if force or heat_terms(s, ctx.config, now)["heat"] >= ctx.config.heat_threshold]
+
+
+def analyse(ctx: Context, user_id: str, force: bool = False,
+            progress: Any = None) -> dict[str, Any]:
+    """Analyse due segments in chunks of pages; each chunk is stored before pages are marked."""
+    due = segments_due(ctx, user_id, force)
+    report: dict[str, Any] = {"segments": [s["id"] for s in due], "pages": 0,
+                              "profile_changes": [], "facts_added": [], "facts_merged": 0,
+                              "fallbacks": []}
+    if not due:
+        return report
+    seg_ids = [s["id"] for s in due]
+    marks = ",".join("?" * len(seg_ids))
+    pages = ctx.store.query(
+        f"SELECT * FROM exchanges WHERE segment_id IN ({marks}) AND analysed = 0"
+        " ORDER BY ts, id", seg_ids)
+    chunks = [pages[i : i + CHUNK_PAGES] for i in range(0, len(pages), CHUNK_PAGES)]
+    for n, chunk in enumerate(chunks, start=1):
+        _analyse_chunk(ctx, user_id, chunk, report)
+        if progress:
+            progress(n, len(chunks), "analysis")
+    with ctx.store.transaction() as conn:
+        conn.execute(
+            f"UPDATE segments SET n_visit = 0, l_interaction = 0, analysed_at = ? WHERE id IN"
+            f" ({marks}) AND NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.segment_id ="
+            " segments.id AND e.analysed = 0)", (time.time(), *seg_ids))
+        ctx.store.log_event(conn, user_id, "analysis", report)
+    return report
+
+
+def _analyse_chunk(
+    ctx: Context, user_id: str, chunk: list[dict[str, Any]], report: dict[str, Any]
+) -> None:
+    ids = [int(p["id"]) for p in chunk]
+    profile_now = ctx.store.query(
+        "SELECT dimension, level FROM profile WHERE user_id = ?", (user_id,))
+    dims: list[dict[str, Any]] | None = None
+    facts: dict[str, list[dict[str, Any]]] | None = None
+    if ctx.config.analysis == "llm":
+        budget = 180 + PAGE_TOKENS * len(chunk)
+        try:
+            model = ctx.chat_model()
+            dims = call_structured(
+                model, profile_messages(chunk, profile_now), profile_schema(ids),
+                lambda v: validate_profile(v, ids), retries=ctx.config.structured_retries,
+                max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
+            facts = call_structured(
+                model, facts_messages(chunk), facts_schema(ids),
+                lambda v: validate_facts(v, ids), retries=ctx.config.structured_retries,
+                max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
+        except ModelError as exc:
+            report["fallbacks"].append(str(exc))
+            ctx.store.add_usage(user_id, "analysis", 0, 0, fallback=True)
+    if dims is None:
+        dims = extractive_profile(ctx, user_id, chunk)
+    if facts is None:
+        facts = extractive_facts(chunk)
+    fact_rows = [(kind, f) for kind in ("user", "assistant") for f in facts[kind]]
+    vecs = ctx.embedder.embed([f["text"] for _, f in fact_rows]) if fact_rows else None
+    now = time.time()
+    with ctx.store.transaction() as conn:
+        for dim in dims:
+            old = conn.execute("SELECT level, evidence FROM profile WHERE user_id = ? AND"
+                               " dimension = ?", (user_id, dim["dimension"])).fetchone()
+            evidence = sorted(set(dim["evidence"]) | set(json.loads(old[1]) if old else []))
+            conn.execute(
+                "INSERT INTO profile (user_id, dimension, family, level, reason, evidence,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(user_id, dimension) DO"
+                " UPDATE SET level = excluded.level, reason = excluded.reason, evidence ="
+                " excluded.evidence, updated_at = excluded.updated_at",
+                (user_id, dim["dimension"], dim["family"], dim["level"], dim["reason"],
+                 json.dumps(evidence), now))
+            if old is None or old[0] != dim["level"]:
+                report["profile_changes"].append(
+                    {"dimension": dim["dimension"], "from": old[0] if old else None,
+                     "to": dim["level"]})
+        for (kind, fact), vec in zip(fact_rows, vecs if vecs is not None else [], strict=True):
+            _merge_fact(ctx, conn, user_id, kind, fact, vec, now, report)
+        for kind in ("user", "assistant"):
+            _enforce_fact_capacity(ctx, conn, user_id, kind)
+        marks = ",".join("?" * len(ids))
+        conn.execute(f"UPDATE exchanges SET analysed = 1 WHERE id IN ({marks})", ids)
+    report["pages"] += len(ids)
+
+
+def _merge_fact(ctx: Context, conn: Any, user_id: str, kind: str, fact: dict[str, Any],
+                vec: np.ndarray, now: float, report: dict[str, Any]) -> None:
+    """Insert a fact, or merge it into an existing one with the same text or a near vector."""
+    norm = normalise(fact["text"])
+    same = conn.execute("SELECT id, sources FROM facts WHERE user_id = ? AND kind = ? AND"
+                        " norm = ?", (user_id, kind, norm)).fetchone()
+    if same is None:
+        rows = conn.execute("SELECT f.id, f.sources, v.vec FROM facts f JOIN vectors v ON"
+                            " v.kind = 'fact' AND v.item_id = f.id WHERE f.user_id = ? AND"
+                            " f.kind = ?", (user_id, kind)).fetchall()
+        for row in rows:
+            if float(np.frombuffer(row[2], dtype=np.float32) @ vec) >= \
+                    ctx.config.fact_merge_similarity:
+                same = row
+                break
+    if same is not None:
+        sources = sorted(set(json.loads(same[1])) | set(fact["sources"]))
+        conn.execute("UPDATE facts SET sources = ?, updated_at = ? WHERE id = ?",
+                     (json.dumps(sources), now, same[0]))
+        report["facts_merged"] += 1
+        return
+    fact_id = int(conn.execute(
+        "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (user_id, kind, fact["text"], norm, json.dumps(fact["sources"]), now, now)).lastrowid)
+    ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
+    report["facts_added"].append({"id": fact_id, "kind": kind, "text": fact["text"]})
+
+
+def _enforce_fact_capacity(ctx: Context, conn: Any, user_id: str, kind: str) -> None:
+    """Keep the newest, best-supported facts within capacity."""
+    extra = conn.execute("SELECT count(*) FROM facts WHERE user_id = ? AND kind = ?",
+                         (user_id, kind)).fetchone()[0] - ctx.config.fact_capacity
+    if extra > 0:
+        conn.execute(
+            "DELETE FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ? AND kind = ?"
+            " ORDER BY json_array_length(sources), updated_at, id LIMIT ?)",
+            (user_id, kind, extra))
+
+
+def extractive_profile(
+    ctx: Context, user_id: str, chunk: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Content interests from embedding similarity of pages to interest names (no chat model)."""
+    interests = list(FAMILIES["content interests"])
+    labels = ctx.embedder.embed([f"The user talks about {name.lower()}." for name in interests])
+    ids = [int(p["id"]) for p in chunk]
+    page_vecs = ctx.index.vectors_of(user_id, "page", ids)
+    out = []
+    for j, name in enumerate(interests):
+        support = [i for i in ids if i in page_vecs and float(page_vecs[i] @ labels[j]) >= 0.3]
+        if support:
+            level = "High" if len(support) >= 3 else "Medium" if len(support) == 2 else "Low"
+            out.append({"dimension": name, "family": "content interests", "level": level,
+                        "reason": f"{len(support)} page(s) of this batch are about it",
+                        "evidence": support})
+    return out
+
+
+def extractive_facts(chunk: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """First-person statements as facts (no chat model): the user's and the assistant's."""
+    out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
+    for page in chunk:
+        for kind, text in (("user", page["user_text"]), ("assistant", page["assistant_text"])):
+            for sentence in re.split(r"(?<=[.!?])\s+", text):
+                sentence = sentence.strip()
+                if 20 <= len(sentence) <= 240 and _FIRST_PERSON.search(sentence) \
+                        and not sentence.endswith("?"):
+                    out[kind].append({"text": sentence, "sources": [int(page["id"])]})
+                    break
+    return out

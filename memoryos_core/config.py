@@ -1,0 +1,142 @@
+"""Engine settings: one table of (name, default, help) drives config, CLI, web page and docs."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InvalidInput
+
+# The single declaration of every engine setting. (name, default, help)
+SETTINGS: tuple[tuple[str, Any, str], ...] = (
+    ("short_term_capacity", 7, "Exchanges kept verbatim in short-term memory (paper: 7)."),
+    ("mid_term_capacity", 200, "Segments kept in mid-term memory before the coldest is evicted."),
+    ("fact_capacity", 100, "Facts kept per list (user facts, assistant facts)."),
+    ("heat_threshold", 5.0, "Heat at which a segment with unanalysed pages is analysed."),
+    ("heat_alpha", 1.0, "Heat weight of N_visit (retrievals that used the segment)."),
+    ("heat_beta", 1.0, "Heat weight of L_interaction (pages added since the last analysis)."),
+    ("heat_gamma", 1.0, "Heat weight of the recency term exp(-dt/tau)."),
+    (
+        "recency_tau_seconds",
+        86400.0,
+        "Recency time constant tau in seconds. 24 h (the reference code's choice): the paper's"
+        " 1e7 s keeps the term near 1 for months, so it would never separate segments in practice.",
+    ),
+    ("merge_threshold", 0.6, "theta: a topic joins a segment when cos + Jaccard >= theta."),
+    ("top_segments", 5, "m: segments considered per retrieval."),
+    ("top_pages", 10, "k: pages put into the answer prompt at most."),
+    ("top_facts", 10, "Facts per list put into the answer prompt at most."),
+    ("memory_token_budget", 1200, "Token budget for the memory part of the answer prompt."),
+    ("consolidation", "llm", "How pages become segments: 'llm' (one JSON call per batch) or"
+     " 'extractive' (no chat model)."),
+    ("consolidation_batch", 7, "Pending pages gathered before one consolidation call."),
+    ("analysis", "llm", "How hot segments feed long-term memory: 'llm' or 'extractive'."),
+    ("structured_retries", 2, "Retries of a structured (JSON) model call before falling back."),
+    ("fact_merge_similarity", 0.95, "Facts at or above this cosine similarity are merged."),
+    ("version_retention", 50, "Versions (snapshots) kept per user; older ones are deleted."),
+    ("max_text_chars", 20000, "Longest accepted user or assistant text, in characters."),
+    ("answer_max_tokens", 400, "Most tokens the chat model may generate for one answer."),
+)
+
+SETTING_NAMES = tuple(name for name, _, _ in SETTINGS)
+CHOICES: dict[str, tuple[str, ...]] = {
+    "consolidation": ("llm", "extractive"),
+    "analysis": ("llm", "extractive"),
+}
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Frozen engine settings; build variants with `replace` or `from_mapping`."""
+
+    short_term_capacity: int = 7
+    mid_term_capacity: int = 200
+    fact_capacity: int = 100
+    heat_threshold: float = 5.0
+    heat_alpha: float = 1.0
+    heat_beta: float = 1.0
+    heat_gamma: float = 1.0
+    recency_tau_seconds: float = 86400.0
+    merge_threshold: float = 0.6
+    top_segments: int = 5
+    top_pages: int = 10
+    top_facts: int = 10
+    memory_token_budget: int = 1200
+    consolidation: str = "llm"
+    consolidation_batch: int = 7
+    analysis: str = "llm"
+    structured_retries: int = 2
+    fact_merge_similarity: float = 0.95
+    version_retention: int = 50
+    max_text_chars: int = 20000
+    answer_max_tokens: int = 400
+
+    def __post_init__(self) -> None:
+        for name, choices in CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise InvalidInput(f"setting {name} must be one of {', '.join(choices)}")
+        for name in SETTING_NAMES:
+            value = getattr(self, name)
+            if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+                raise InvalidInput(f"setting {name} must not be negative")
+        if self.short_term_capacity < 1 or self.consolidation_batch < 1:
+            raise InvalidInput("short_term_capacity and consolidation_batch must be at least 1")
+
+    def replace(self, **changes: Any) -> EngineConfig:
+        """Return a copy with some settings changed (values are coerced to the right type)."""
+        return EngineConfig.from_mapping(changes, base=self)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any], base: EngineConfig | None = None) -> EngineConfig:
+        """Build a config from name -> value pairs (strings are parsed), rejecting unknown names."""
+        base = base or cls()
+        coerced: dict[str, Any] = {}
+        for name, raw in values.items():
+            if name not in SETTING_NAMES:
+                raise InvalidInput(f"unknown setting {name!r}")
+            coerced[name] = _coerce(name, raw, getattr(base, name))
+        return dataclasses.replace(base, **coerced)
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, base: EngineConfig | None = None
+    ) -> EngineConfig:
+        """Apply MEMORYOS_<NAME> environment variables on top of `base`."""
+        environ = os.environ if environ is None else environ
+        found = {
+            name: environ[f"MEMORYOS_{name.upper()}"]
+            for name in SETTING_NAMES
+            if f"MEMORYOS_{name.upper()}" in environ
+        }
+        return cls.from_mapping(found, base=base)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings as a plain dict."""
+        return dataclasses.asdict(self)
+
+
+def _coerce(name: str, raw: Any, current: Any) -> Any:
+    """Parse `raw` into the type of the setting's default."""
+    kind = type(current)
+    try:
+        if kind is int:
+            if isinstance(raw, bool):
+                raise ValueError
+            return int(raw)
+        if kind is float:
+            return float(raw)
+        return str(raw)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"setting {name} needs a {kind.__name__}, got {raw!r}") from None
+
+
+def settings_table(config: EngineConfig | None = None) -> list[dict[str, Any]]:
+    """Rows (name, default, value, help) for display in the CLI and the web app."""
+    config = config or EngineConfig()
+    return [
+        {"name": name, "default": default, "value": getattr(config, name), "help": help_text}
+        for name, default, help_text in SETTINGS
+    ]

@@ -1,0 +1,295 @@
+"""MemoryEngine: the façade over the three memory tiers that hosts (web, CLI) call."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import analysis, consolidation, importing, retrieval, state, versions
+from .admission import admit, check_exchange
+from .config import EngineConfig
+from .context import Context
+from .errors import InvalidInput, ModelError, NotFound
+from .jobs import Jobs
+from .llm import ChatModel, Embedder, default_chat_model
+from .llm.embedder import SentenceTransformerEmbedder
+from .prompts import answer_system
+from .storage import FaissVectorIndex, SQLiteStore
+from .text import count_tokens, strip_think, truncate_tokens
+
+Progress = Callable[[int, int, str], None]
+
+
+def check_user(user_id: Any) -> str:
+    """A user id is an opaque non-empty string; it never becomes a path."""
+    if not isinstance(user_id, str) or not user_id.strip() or len(user_id) > 200:
+        raise InvalidInput("user id must be a non-empty string of at most 200 characters")
+    return user_id
+
+
+class MemoryEngine:
+    """Long-term hierarchical memory for many users in one data folder."""
+
+    def __init__(
+        self, data_dir: str | Path, chat_model: ChatModel | None = None,
+        embedder: Embedder | None = None, config: EngineConfig | None = None,
+    ) -> None:
+        self.config = config or EngineConfig()
+        self.store = SQLiteStore(data_dir)
+        self.index = FaissVectorIndex(self.store)
+        self.jobs = Jobs(self.store)
+        self._chat_model = chat_model
+        self._model_lock = threading.Lock()
+        self.ctx = Context(self.store, self.index, embedder or SentenceTransformerEmbedder(),
+                           self.config, self.chat_model)
+        self._user_locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    # -- models -----------------------------------------------------------------------------
+
+    def chat_model(self) -> ChatModel:
+        """The configured chat model, or the embedded local model loaded on first use."""
+        with self._model_lock:
+            if self._chat_model is None:
+                try:
+                    self._chat_model = default_chat_model()
+                except ImportError as exc:
+                    raise ModelError(f"no chat model configured and the embedded model is"
+                                     f" unavailable: {exc}") from exc
+            return self._chat_model
+
+    def _ctx_for(self, model: ChatModel | None) -> Context:
+        return self.ctx if model is None else dataclasses.replace(self.ctx,
+                                                                  chat_model=lambda: model)
+
+    def _user_lock(self, user_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._user_locks.setdefault(user_id, threading.Lock())
+
+    # -- writing memory ---------------------------------------------------------------------
+
+    def add_exchange(
+        self, user_id: str, user_text: str, assistant_text: str,
+        timestamp: float | None = None, maintain: bool = True,
+    ) -> int:
+        """Admit one exchange (short-term, overflow to pending pages); returns its id."""
+        check_user(user_id)
+        new = check_exchange(self.config, user_text, assistant_text, timestamp)
+        vec = self.ctx.embedder.embed([new.page_text])[0]
+        with self.store.transaction() as conn:
+            exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
+            self.store.log_event(conn, user_id, "admission",
+                                 {"exchange": exchange_id, "moved_to_mid_term": moved})
+        if maintain:
+            self.maintain(user_id)
+        return exchange_id
+
+    def maintain(self, user_id: str, force: bool = False, model: ChatModel | None = None,
+                 progress: Progress | None = None) -> dict[str, Any]:
+        """Consolidate full batches of pending pages, then analyse hot segments.
+
+        Runs once per user at a time; a call that finds it running returns at once (the running
+        one will see the new pages or the next call will).
+        """
+        lock = self._user_lock(user_id)
+        if not lock.acquire(blocking=force):
+            return {"skipped": "maintenance already running"}
+        try:
+            ctx = self._ctx_for(model)
+            batches = consolidation.consolidate(ctx, user_id, force=force)
+            report = analysis.analyse(ctx, user_id, force=False, progress=progress)
+            return {"consolidation": batches, "analysis": report}
+        finally:
+            lock.release()
+
+    def force_analysis(self, user_id: str, model: ChatModel | None = None,
+                       progress: Progress | None = None) -> dict[str, Any]:
+        """File every pending page, then analyse all segments with unanalysed pages."""
+        check_user(user_id)
+        with self._user_lock(user_id):
+            ctx = self._ctx_for(model)
+            batches = consolidation.consolidate(ctx, user_id, force=True)
+            report = analysis.analyse(ctx, user_id, force=True, progress=progress)
+        report["consolidation_batches"] = len(batches)
+        return report
+
+    # -- reading and answering --------------------------------------------------------------
+
+    def retrieve(self, user_id: str, query: str, record: bool = False,
+                 strategy: str = "memoryos", token_budget: int | None = None) -> dict[str, Any]:
+        """The retrieval trace for a query (what would go into an answer prompt)."""
+        check_user(user_id)
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query must be a non-empty string")
+        return retrieval.retrieve(self.ctx, user_id, query, record=record, strategy=strategy,
+                                  token_budget=token_budget)
+
+    def chat(
+        self, user_id: str, text: str, *, relationship: str | None = None,
+        style_hint: str | None = None, model: ChatModel | None = None,
+        on_token: Callable[[str], None] | None = None, maintain: bool = True,
+    ) -> dict[str, Any]:
+        """Retrieve, answer with one model call, and only then admit the exchange."""
+        check_user(user_id)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("message must not be empty")
+        if len(text) > self.config.max_text_chars:
+            raise InvalidInput(f"message is longer than {self.config.max_text_chars} characters")
+        llm = model or self.chat_model()
+        trace = retrieval.retrieve(self.ctx, user_id, text, record=False)
+        messages = self._answer_messages(user_id, text, trace, llm, relationship, style_hint)
+        started = time.perf_counter()
+        if on_token is not None:
+            pieces = []
+            for piece in llm.stream(messages, max_tokens=self.config.answer_max_tokens):
+                pieces.append(piece)
+                on_token(piece)
+            raw, p_tok, c_tok = "".join(pieces), sum(count_tokens(m["content"])
+                                                     for m in messages), 0
+            c_tok = count_tokens(raw)
+        else:
+            done = llm.complete(messages, max_tokens=self.config.answer_max_tokens)
+            raw, p_tok, c_tok = done.text, done.prompt_tokens, done.completion_tokens
+        answer = strip_think(raw)
+        if not answer:
+            raise ModelError(f"chat model {llm.name!r} returned an empty answer")
+        self.store.add_usage(user_id, "answer", p_tok, c_tok)
+        trace.update(model=llm.name, answer_ms=round((time.perf_counter() - started) * 1000, 1),
+                     prompt_tokens=p_tok, completion_tokens=c_tok)
+        new = check_exchange(self.config, text, answer)
+        vec = self.ctx.embedder.embed([new.page_text])[0]
+        with self.store.transaction() as conn:
+            exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
+            if trace["used_segments"]:
+                used = trace["used_segments"]
+                conn.execute(
+                    f"UPDATE segments SET n_visit = n_visit + 1, last_visit = ? WHERE id IN"
+                    f" ({','.join('?' * len(used))}) AND user_id = ?",
+                    (time.time(), *used, user_id))
+            conn.execute("INSERT INTO traces (exchange_id, user_id, created_at, trace)"
+                         " VALUES (?, ?, ?, ?)", (exchange_id, user_id, time.time(),
+                                                  json.dumps(trace, ensure_ascii=False)))
+            self.store.log_event(conn, user_id, "admission",
+                                 {"exchange": exchange_id, "moved_to_mid_term": moved,
+                                  "model": llm.name})
+        if maintain:
+            self.maintain(user_id, model=model)
+        return {"answer": answer, "exchange_id": exchange_id, "model": llm.name, "trace": trace}
+
+    def _answer_messages(
+        self, user_id: str, text: str, trace: dict[str, Any], llm: ChatModel,
+        relationship: str | None, style_hint: str | None,
+    ) -> list[dict[str, str]]:
+        """System (memory) + short-term turns + the message, fitted to the model's window."""
+        short = self.store.query(
+            "SELECT user_text, assistant_text FROM exchanges WHERE user_id = ? AND tier ="
+            " 'short' ORDER BY ts, id", (user_id,))
+        window = llm.context_window - self.config.answer_max_tokens - 64
+        block = trace["memory_block"]
+        while True:
+            system = answer_system(block, time.time(), relationship, style_hint)
+            turns: list[dict[str, str]] = []
+            for row in short:
+                turns += [{"role": "user", "content": row["user_text"]},
+                          {"role": "assistant", "content": row["assistant_text"]}]
+            messages = [{"role": "system", "content": system}, *turns,
+                        {"role": "user", "content": text}]
+            total = sum(count_tokens(m["content"]) + 4 for m in messages)
+            if total <= window or (not short and count_tokens(block) < 50):
+                break
+            if short:
+                short = short[1:]  # oldest short-term turn goes first
+            else:
+                block = truncate_tokens(block, max(0, count_tokens(block) - (total - window)))
+        trace["prompt_parts"] = [*trace["prompt_parts"],
+                                 {"name": "short_term", "tokens": sum(
+                                     count_tokens(t["content"]) for t in turns),
+                                  "items": len(turns) // 2},
+                                 {"name": "message", "tokens": count_tokens(text), "items": 1}]
+        return messages
+
+    def trace(self, user_id: str, exchange_id: int) -> dict[str, Any]:
+        """The stored retrieval trace of one answer."""
+        row = self.store.query_one("SELECT trace FROM traces WHERE exchange_id = ? AND"
+                                   " user_id = ?", (exchange_id, check_user(user_id)))
+        if row is None:
+            raise NotFound(f"no trace for exchange {exchange_id}")
+        result: dict[str, Any] = json.loads(row["trace"])
+        return result
+
+    def state(self, user_id: str) -> dict[str, Any]:
+        """Every tier with counts, capacities, heat terms, pages and links: JSON-ready."""
+        return state.build_state(self.ctx, check_user(user_id))
+
+    def profile(self, user_id: str) -> dict[str, Any]:
+        """The stored structured profile grouped by family."""
+        return state.build_profile(self.ctx, check_user(user_id))
+
+    def events(self, user_id: str, limit: int = 200) -> list[dict[str, Any]]:
+        """The user's event log, newest first."""
+        return self.store.events(check_user(user_id), limit)
+
+    def usage(self, user_id: str) -> dict[str, dict[str, int]]:
+        """Chat-model calls and tokens per purpose."""
+        return self.store.usage(check_user(user_id))
+
+    # -- versions, import, export -----------------------------------------------------------
+
+    def snapshot(self, user_id: str, label: str = "manual") -> dict[str, Any]:
+        """Store the user's whole memory as a new numbered version."""
+        return versions.snapshot(self.ctx, check_user(user_id), label)
+
+    def versions(self, user_id: str) -> list[dict[str, Any]]:
+        """The user's versions, newest first."""
+        return versions.list_versions(self.ctx, check_user(user_id))
+
+    def restore(self, user_id: str, version: int) -> dict[str, Any]:
+        """Snapshot the current state, then make `version` current, atomically."""
+        with self._user_lock(check_user(user_id)):
+            result = versions.restore(self.ctx, user_id, version)
+        return result
+
+    def clear(self, user_id: str) -> dict[str, Any]:
+        """Snapshot ("before clear"), then empty the user's memory. Settings never change."""
+        with self._user_lock(check_user(user_id)):
+            result = versions.clear(self.ctx, user_id)
+        return result
+
+    def diff(self, user_id: str, a: int, b: int) -> dict[str, Any]:
+        """What was added, removed and changed between two versions."""
+        return versions.diff(self.ctx, check_user(user_id), a, b)
+
+    def delete_version(self, user_id: str, version: int) -> None:
+        """Delete one stored version."""
+        versions.delete_version(self.ctx, check_user(user_id), version)
+
+    def export(self, user_id: str) -> dict[str, Any]:
+        """One versioned JSON document with the user's whole memory."""
+        return versions.export_document(self.ctx, check_user(user_id))
+
+    def import_dialogue(
+        self, user_id: str, source: Any, fmt: str = "auto", speaker: str | None = None,
+        progress: Progress | None = None, maintain: bool = True, select: str | None = None,
+        model: ChatModel | None = None,
+    ) -> dict[str, Any]:
+        """Validate a dialogue (any supported format), admit it as one unit, then file it."""
+        with self._user_lock(check_user(user_id)):
+            report = importing.import_dialogue(self.ctx, user_id, source, fmt, speaker,
+                                               progress, select)
+            if maintain and report.get("exchange_ids"):
+                ctx = self._ctx_for(model)
+                batches = consolidation.consolidate(ctx, user_id, force=False, progress=progress)
+                report["consolidation_batches"] = len(batches)
+                report["analysis"] = analysis.analyse(ctx, user_id, force=False,
+                                                      progress=progress)
+        return report
+
+    def preview_import(self, user_id: str, source: Any, fmt: str = "auto",
+                       speaker: str | None = None, select: str | None = None) -> dict[str, Any]:
+        """What an import would admit and skip, writing nothing."""
+        return importing.preview(self.ctx, check_user(user_id), source, fmt, speaker, select)

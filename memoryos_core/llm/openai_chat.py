@@ -1,0 +1,84 @@
+"""A ChatModel over any OpenAI-compatible endpoint, through the `openai` package."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import ModelError
+from ..text import count_tokens
+from .base import Completion, Message
+
+
+class OpenAIChatModel:
+    """Chat completions from an OpenAI-compatible HTTP endpoint."""
+
+    def __init__(
+        self, model: str, base_url: str | None = None, api_key: str | None = None,
+        timeout: float = 60.0, retries: int = 2, context_window: int = 8192,
+        json_mode: str = "none",
+    ) -> None:
+        import openai  # imported lazily: the engine loads without it for the fake model
+
+        self.name = model
+        self.base_url = base_url
+        self.context_window = context_window
+        self.json_mode = json_mode  # "none", "object" or "schema": what response_format to send
+        self._openai = openai
+        self._client = openai.OpenAI(
+            base_url=base_url, api_key=api_key or "not-needed", timeout=timeout,
+            max_retries=retries,
+        )
+
+    def _format(self, json_schema: dict[str, Any] | None) -> dict[str, Any]:
+        if json_schema is None or self.json_mode == "none":
+            return {}
+        if self.json_mode == "schema":
+            return {"response_format": {"type": "json_schema", "json_schema": {
+                "name": "reply", "schema": json_schema}}}
+        return {"response_format": {"type": "json_object"}}
+
+    def complete(
+        self, messages: list[Message], *, max_tokens: int, temperature: float = 0.3,
+        json_schema: dict[str, Any] | None = None,
+    ) -> Completion:
+        """One chat completion; every provider failure becomes a ModelError."""
+        try:
+            reply = self._client.chat.completions.create(
+                model=self.name, messages=messages,  # type: ignore[arg-type]
+                max_tokens=max_tokens, temperature=temperature, **self._format(json_schema),
+            )
+        except self._openai.OpenAIError as exc:
+            raise ModelError(f"chat model {self.name!r} failed: {_describe(exc)}") from exc
+        if not reply.choices or reply.choices[0].message.content is None:
+            raise ModelError(f"chat model {self.name!r} returned an empty reply")
+        text = reply.choices[0].message.content
+        usage = reply.usage
+        return Completion(
+            text=text, model=reply.model or self.name,
+            prompt_tokens=usage.prompt_tokens if usage else sum(
+                count_tokens(m["content"]) for m in messages),
+            completion_tokens=usage.completion_tokens if usage else count_tokens(text),
+        )
+
+    def stream(
+        self, messages: list[Message], *, max_tokens: int, temperature: float = 0.3
+    ) -> Iterator[str]:
+        """Yield the reply's text pieces as the endpoint streams them."""
+        try:
+            chunks = self._client.chat.completions.create(
+                model=self.name, messages=messages,  # type: ignore[arg-type]
+                max_tokens=max_tokens, temperature=temperature, stream=True,
+            )
+            for chunk in chunks:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    yield chunk.choices[0].delta.content
+        except self._openai.OpenAIError as exc:
+            raise ModelError(f"chat model {self.name!r} failed: {_describe(exc)}") from exc
+
+
+def _describe(exc: Exception) -> str:
+    """A one-line description of a provider error."""
+    status = getattr(exc, "status_code", None)
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"HTTP {status}: {text}" if status else text

@@ -1,0 +1,226 @@
+"""Prompts and JSON schemas for consolidation, analysis and answers, with their validators."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from .persona import DIMENSIONS, LEVELS
+from .text import truncate_tokens
+
+PAGE_TOKENS = 160  # one page's share of a maintenance prompt; small models have small windows
+
+
+def when(ts: float) -> str:
+    """A timestamp as the prompt shows it, e.g. '2023-05-08 13:56'."""
+    return dt.datetime.fromtimestamp(ts, tz=dt.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def page_line(label: str, page: dict[str, Any], budget: int = PAGE_TOKENS) -> str:
+    """One page as a prompt line: label, time, both sides (truncated to `budget` tokens)."""
+    body = f"User: {page['user_text']} | Assistant: {page['assistant_text']}"
+    return f"[{label}] ({when(page['ts'])}) {truncate_tokens(body, budget)}"
+
+
+# -- consolidation --------------------------------------------------------------------------
+
+def consolidation_messages(
+    pages: list[dict[str, Any]], previous: dict[str, Any] | None, overview: str
+) -> list[dict[str, str]]:
+    """One user message asking to group new pages into at most two topics."""
+    lines = [
+        "You organise a conversation memory. Group the new dialogue pages into one or two topics.",
+        f"Conversation overview so far: {overview or '(none)'}",
+        "Previous page: " + (page_line("prev", previous, 100) if previous else "(none)"),
+        "New pages:",
+        *(page_line(str(i), p) for i, p in enumerate(pages, start=1)),
+        "Reply with JSON: continues_previous (does page 1 continue the previous page's topic),"
+        " overview (one or two sentences about the whole conversation so far), topics (one or"
+        " two, each with a short summary, 3-6 keywords and the numbers of the pages it owns)."
+        " Every page number belongs to exactly one topic.",
+    ]
+    return [{"role": "user", "content": "\n".join(lines)}]
+
+
+def consolidation_schema(n_pages: int) -> dict[str, Any]:
+    """Schema of the consolidation reply; page numbers are an enum so grammars keep them valid."""
+    return {
+        "type": "object",
+        "properties": {
+            "continues_previous": {"type": "boolean"},
+            "overview": {"type": "string"},
+            "topics": {
+                "type": "array", "minItems": 1, "maxItems": 2,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "summary": {"type": "string"},
+                        "keywords": {"type": "array", "items": {"type": "string"}, "maxItems": 6},
+                        "pages": {"type": "array", "minItems": 1,
+                                  "items": {"type": "integer",
+                                            "enum": list(range(1, n_pages + 1))}},
+                    },
+                    "required": ["summary", "keywords", "pages"],
+                },
+            },
+        },
+        "required": ["continues_previous", "overview", "topics"],
+    }
+
+
+# -- analysis -------------------------------------------------------------------------------
+
+def profile_messages(
+    pages: list[dict[str, Any]], profile: list[dict[str, Any]]
+) -> list[dict[str, str]]:
+    """Ask which profile dimensions the pages show, at which level, with which page ids."""
+    current = "; ".join(f"{p['dimension']}={p['level']}" for p in profile) or "(empty)"
+    lines = [
+        "You maintain a structured profile of the USER from dialogue pages.",
+        f"Current profile: {current}",
+        "Pages:",
+        *(page_line(f"p{p['id']}", p) for p in pages),
+        "Reply with JSON: dimensions, a list of the profile dimensions these pages give clear"
+        " evidence for (at most 8), each with level High, Medium or Low, a one-line reason, and"
+        " the ids of the supporting pages. Use only dimension names from the allowed list.",
+        "Allowed dimensions: " + ", ".join(DIMENSIONS),
+    ]
+    return [{"role": "user", "content": "\n".join(lines)}]
+
+
+def profile_schema(page_ids: list[int]) -> dict[str, Any]:
+    """Schema of the profile reply."""
+    return {
+        "type": "object",
+        "properties": {
+            "dimensions": {
+                "type": "array", "maxItems": 8,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "dimension": {"type": "string", "enum": list(DIMENSIONS)},
+                        "level": {"type": "string", "enum": list(LEVELS)},
+                        "reason": {"type": "string"},
+                        "evidence": {"type": "array", "minItems": 1,
+                                     "items": {"type": "integer", "enum": page_ids}},
+                    },
+                    "required": ["dimension", "level", "reason", "evidence"],
+                },
+            }
+        },
+        "required": ["dimensions"],
+    }
+
+
+def validate_profile(value: Any, page_ids: list[int]) -> list[dict[str, Any]]:
+    """Checked profile updates; unknown dimensions or levels are errors, bad evidence is dropped."""
+    if not isinstance(value, dict) or not isinstance(value.get("dimensions"), list):
+        raise ValueError("expected an object with a 'dimensions' list")
+    out: dict[str, dict[str, Any]] = {}
+    for n, item in enumerate(value["dimensions"], start=1):
+        if not isinstance(item, dict):
+            raise ValueError(f"dimensions[{n}] is not an object")
+        name, level = item.get("dimension"), item.get("level")
+        if name not in DIMENSIONS:
+            raise ValueError(f"dimensions[{n}].dimension {name!r} is not an allowed dimension")
+        if level not in LEVELS:
+            raise ValueError(f"dimensions[{n}].level must be High, Medium or Low")
+        evidence = [i for i in _ints(item.get("evidence")) if i in page_ids]
+        reason = str(item.get("reason") or "").strip()
+        if not evidence or not reason:
+            continue  # a claim without support or reason is not stored
+        out[name] = {"dimension": name, "family": DIMENSIONS[name], "level": level,
+                     "reason": reason[:300], "evidence": sorted(set(evidence))}
+    return list(out.values())
+
+
+def facts_messages(pages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Ask for durable facts about the user and about the assistant, with source page ids."""
+    lines = [
+        "Extract durable facts from these dialogue pages.",
+        "Pages:",
+        *(page_line(f"p{p['id']}", p) for p in pages),
+        "Reply with JSON: user_facts (facts about the USER: who they are, what they did, like,"
+        " plan, with dates when known) and assistant_facts (what the ASSISTANT said about"
+        " itself or promised). Each fact is one short sentence with the ids of its pages."
+        " At most 8 of each; leave a list empty when there is nothing durable.",
+    ]
+    return [{"role": "user", "content": "\n".join(lines)}]
+
+
+def facts_schema(page_ids: list[int]) -> dict[str, Any]:
+    """Schema of the facts reply."""
+    fact = {
+        "type": "object",
+        "properties": {
+            "fact": {"type": "string"},
+            "pages": {"type": "array", "minItems": 1,
+                      "items": {"type": "integer", "enum": page_ids}},
+        },
+        "required": ["fact", "pages"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "user_facts": {"type": "array", "maxItems": 8, "items": fact},
+            "assistant_facts": {"type": "array", "maxItems": 8, "items": fact},
+        },
+        "required": ["user_facts", "assistant_facts"],
+    }
+
+
+def validate_facts(value: Any, page_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
+    """Checked facts per list; facts without text or valid sources are dropped."""
+    if not isinstance(value, dict):
+        raise ValueError("expected an object with user_facts and assistant_facts")
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key, kind in (("user_facts", "user"), ("assistant_facts", "assistant")):
+        items = value.get(key, [])
+        if not isinstance(items, list):
+            raise ValueError(f"{key} must be a list")
+        kept = []
+        for item in items[:8]:
+            if isinstance(item, str):
+                item = {"fact": item, "pages": page_ids[:1]}
+            if not isinstance(item, dict):
+                continue
+            text = " ".join(str(item.get("fact") or "").split())
+            sources = sorted({i for i in _ints(item.get("pages")) if i in page_ids})
+            if len(text) >= 8 and sources:
+                kept.append({"text": text[:300], "sources": sources})
+        out[kind] = kept
+    return out
+
+
+def _ints(value: Any) -> list[int]:
+    """Integers from a list that may hold numbers or strings like 'p12'."""
+    if not isinstance(value, list):
+        return []
+    out = []
+    for v in value:
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, int):
+            out.append(v)
+        elif isinstance(v, str) and v.lstrip("p").isdigit():
+            out.append(int(v.lstrip("p")))
+    return out
+
+
+# -- answering ------------------------------------------------------------------------------
+
+def answer_system(
+    memory_block: str, now: float, relationship: str | None, style_hint: str | None
+) -> str:
+    """The system message of an answer: role, language rule and the memory block."""
+    parts = [
+        "You are a helpful assistant with a long-term memory of this user.",
+        f"You are the user's {relationship}." if relationship else "",
+        f"Style: {style_hint}." if style_hint else "",
+        "Reply in the language of the user's latest message and match its length and tone.",
+        "Use the memory below when it helps; the times show when things were said. If the memory"
+        " does not hold the answer, say you do not know rather than invent it.",
+        f"Current time: {when(now)}.",
+        memory_block,
+    ]
+    return "\n".join(p for p in parts if p)

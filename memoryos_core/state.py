@@ -1,0 +1,117 @@
+"""Read models for inspection: the whole memory state and the structured profile."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from .consolidation import pending_pages
+from .context import Context
+from .heat import heat_terms
+from .persona import FAMILIES
+
+
+def page_view(row: dict[str, Any]) -> dict[str, Any]:
+    """A page or exchange as inspection shows it."""
+    return {
+        "id": row["id"], "user": row["user_text"], "assistant": row["assistant_text"],
+        "timestamp": row["ts"], "tier": row["tier"], "segment_id": row["segment_id"],
+        "prev_id": row["prev_id"], "next_id": row["next_id"], "overview": row["overview"],
+        "keywords": json.loads(row["keywords"]), "analysed": bool(row["analysed"]),
+        "source": row["source"],
+    }
+
+
+def segment_views(ctx: Context, user_id: str, with_pages: bool = True) -> list[dict[str, Any]]:
+    """Segments, hottest first, with heat terms and (optionally) their pages in order."""
+    now = time.time()
+    segments = []
+    pages_by_segment: dict[int, list[dict[str, Any]]] = {}
+    if with_pages:
+        for row in ctx.store.query(
+                "SELECT * FROM exchanges WHERE user_id = ? AND segment_id IS NOT NULL"
+                " ORDER BY ts, id", (user_id,)):
+            pages_by_segment.setdefault(row["segment_id"], []).append(page_view(row))
+    for seg in ctx.store.query("SELECT s.*, (SELECT count(*) FROM exchanges e WHERE"
+                               " e.segment_id = s.id) AS page_count, (SELECT count(*) FROM"
+                               " exchanges e WHERE e.segment_id = s.id AND e.analysed = 0) AS"
+                               " unanalysed FROM segments s WHERE s.user_id = ?", (user_id,)):
+        terms = heat_terms(seg, ctx.config, now)
+        view = {
+            "id": seg["id"], "summary": seg["summary"], "keywords": json.loads(seg["keywords"]),
+            "heat": round(terms["heat"], 4), "n_visit": terms["n_visit"],
+            "l_interaction": terms["l_interaction"], "recency": round(terms["recency"], 4),
+            "last_visit": seg["last_visit"], "created_at": seg["created_at"],
+            "analysed_at": seg["analysed_at"], "page_count": seg["page_count"],
+            "unanalysed_pages": seg["unanalysed"],
+        }
+        if with_pages:
+            view["pages"] = pages_by_segment.get(seg["id"], [])
+        segments.append(view)
+    segments.sort(key=lambda s: (-s["heat"], s["id"]))
+    return segments
+
+
+def fact_views(ctx: Context, user_id: str, kind: str) -> list[dict[str, Any]]:
+    """One fact list with sources."""
+    return [{"id": r["id"], "text": r["text"], "sources": json.loads(r["sources"]),
+             "created_at": r["created_at"], "updated_at": r["updated_at"]}
+            for r in ctx.store.query("SELECT * FROM facts WHERE user_id = ? AND kind = ?"
+                                     " ORDER BY id", (user_id, kind))]
+
+
+def profile_rows(ctx: Context, user_id: str) -> list[dict[str, Any]]:
+    """Stored profile dimensions."""
+    return [{"dimension": r["dimension"], "family": r["family"], "level": r["level"],
+             "reason": r["reason"], "evidence": json.loads(r["evidence"]),
+             "updated_at": r["updated_at"]}
+            for r in ctx.store.query("SELECT * FROM profile WHERE user_id = ?"
+                                     " ORDER BY family, dimension", (user_id,))]
+
+
+def build_profile(ctx: Context, user_id: str) -> dict[str, Any]:
+    """The profile grouped by the three families, in the families' declared order."""
+    rows = profile_rows(ctx, user_id)
+    families = []
+    for family, dims in FAMILIES.items():
+        order = {d: i for i, d in enumerate(dims)}
+        items = sorted((r for r in rows if r["family"] == family),
+                       key=lambda r: order.get(r["dimension"], 999))
+        families.append({"family": family, "dimensions": items})
+    return {"families": families, "count": len(rows)}
+
+
+def build_state(ctx: Context, user_id: str) -> dict[str, Any]:
+    """The whole memory of a user: short-term, mid-term, long-term, pending work."""
+    cfg = ctx.config
+    short = [page_view(r) for r in ctx.store.query(
+        "SELECT * FROM exchanges WHERE user_id = ? AND tier = 'short' ORDER BY ts, id",
+        (user_id,))]
+    pending = [page_view(r) for r in pending_pages(ctx, user_id)]
+    segments = segment_views(ctx, user_id)
+    user_state = ctx.store.query_one("SELECT * FROM user_state WHERE user_id = ?", (user_id,))
+    pages_total = sum(len(s["pages"]) for s in segments) + len(pending)
+    return {
+        "user_id": user_id,
+        "short_term": {"count": len(short), "capacity": cfg.short_term_capacity,
+                       "exchanges": short},
+        "mid_term": {
+            "count": len(segments), "capacity": cfg.mid_term_capacity, "segments": segments,
+            "pending_pages": pending, "page_count": pages_total,
+            "chain_overview": user_state["overview"] if user_state else "",
+            "heat_threshold": cfg.heat_threshold,
+        },
+        "long_term": {
+            "profile": profile_rows(ctx, user_id),
+            "user_facts": fact_views(ctx, user_id, "user"),
+            "assistant_facts": fact_views(ctx, user_id, "assistant"),
+            "fact_capacity": cfg.fact_capacity,
+        },
+        "pending_work": {
+            "pages_to_consolidate": len(pending),
+            "segments_to_analyse": sum(1 for s in segments if s["unanalysed_pages"]
+                                       and s["heat"] >= cfg.heat_threshold),
+            "unanalysed_pages": sum(s["unanalysed_pages"] for s in segments),
+        },
+    }

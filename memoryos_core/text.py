@@ -1,0 +1,107 @@
+"""Text helpers that need no model: keywords, Jaccard, token estimates, cleaning model output."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been before
+    being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
+    don't down during each few for from further had hadn't has hasn't have haven't having he he'd
+    he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into
+    is isn't it it's its itself let's me more most mustn't my myself no nor not of off on once only
+    or other ought our ours ourselves out over own same shan't she she'd she'll she's should
+    shouldn't so some such than that that's the their theirs them themselves then there there's
+    these they they'd they'll they're they've this those through to too under until up very was
+    wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while
+    who who's whom why why's with won't would wouldn't you you'd you'll you're you've your yours
+    yourself yourselves yes yeah oh ok okay also just really get got like know think well much
+    many one thing things would could will shall may might lot lots gonna wanna hey hi hello thanks
+    thank sure great good nice cool wow always never ever still even though since going go went
+    make made want see say said tell told let us way time right now back new day""".split()
+)
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_TOKEN_PIECE = re.compile(r"[^\W_]+|[^\w\s]", re.UNICODE)
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of a text (letters and digits, inner apostrophes kept)."""
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def keywords(text: str, limit: int = 12) -> list[str]:
+    """Most frequent non-stop-words of a text, most frequent first (ties: first seen)."""
+    counts = Counter(w for w in words(text) if w not in STOP_WORDS and len(w) > 2)
+    return [w for w, _ in counts.most_common(limit)]
+
+
+def merge_keywords(groups: Iterable[Iterable[str]], limit: int = 15) -> list[str]:
+    """Union of keyword lists ranked by how many lists name them, then by first appearance."""
+    counts: Counter[str] = Counter()
+    for group in groups:
+        counts.update(dict.fromkeys(k.strip().lower() for k in group if k.strip()))
+    return [k for k, _ in counts.most_common(limit)]
+
+
+def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
+    """Jaccard similarity of two keyword sets (0 when both are empty)."""
+    sa, sb = {x.lower() for x in a}, {x.lower() for x in b}
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def count_tokens(text: str) -> int:
+    """Estimate tokens the way BPE tokenizers split text: words, long words in 4-char pieces."""
+    total = 0
+    for piece in _TOKEN_PIECE.findall(text):
+        total += max(1, (len(piece) + 3) // 4) if len(piece) > 6 else 1
+    return total
+
+
+def truncate_tokens(text: str, max_tokens: int) -> str:
+    """Cut a text so that `count_tokens` of the result is at most `max_tokens`."""
+    if count_tokens(text) <= max_tokens:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count_tokens(text[:mid]) + 1 <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + "…"
+
+
+def strip_think(text: str) -> str:
+    """Remove <think>…</think> blocks that reasoning models put before the answer."""
+    return _THINK.sub("", text).strip()
+
+
+def first_sentences(text: str, max_chars: int = 160) -> str:
+    """The opening sentence(s) of a text, at most `max_chars` characters."""
+    text = " ".join(text.split())
+    if len(text) <= max_chars:
+        return text
+    cut = text[:max_chars]
+    end = max(cut.rfind(". "), cut.rfind("? "), cut.rfind("! "))
+    return (cut[: end + 1] if end > 40 else cut.rsplit(" ", 1)[0] + "…").strip()
+
+
+def normalise(text: str) -> str:
+    """Lower-case, collapse spaces and drop punctuation: the key for exact-duplicate facts."""
+    return " ".join(words(text))
+
+
+def content_hash(*parts: str) -> str:
+    """A stable hash of some texts, used to recognise a re-imported exchange."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()[:32]
