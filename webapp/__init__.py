@@ -1,0 +1,84 @@
+"""MemoryOS Playground web app: `create_app()` is the application factory (gunicorn "webapp:create_app()")."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask_login import LoginManager
+from flask_wtf.csrf import CSRFProtect
+
+from memoryos_core import EngineConfig, MemoryEngine
+
+from . import config as cfg
+from .users import UserStore
+
+csrf = CSRFProtect()
+login_manager = LoginManager()
+login_manager.login_view = "auth.login"
+login_manager.login_message = "Please log in to continue."
+login_manager.login_message_category = "info"
+
+
+def asset_folder(name: str) -> str:
+    """templates/ or static/: inside the installed package, else at the repository root."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / name, here.parent / name):
+        if candidate.is_dir():
+            return str(candidate)
+    raise RuntimeError(f"cannot find the {name}/ folder next to {here}")
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app: defaults, config class, instance config.py, MEMPLAY_* env, test mapping."""
+    app = Flask(__name__, instance_relative_config=True,
+                template_folder=asset_folder("templates"), static_folder=asset_folder("static"))
+    env = cfg.env_settings()
+    app.config.from_object(cfg.choose_class(test_config, env))
+    app.config.from_pyfile("config.py", silent=True)
+    app.config.update(env)
+    if test_config is not None:
+        app.config.update(test_config)
+    data_dir = Path(app.config["DATA_DIR"] or Path(app.instance_path) / "data")
+    app.config["DATA_DIR"] = str(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    if app.config["ENV"] == "production" and app.config.get("SECRET_KEY") is None:
+        app.config["SECRET_KEY"] = cfg.persistent_secret(data_dir)
+    cfg.check_production(app.config)
+    app.debug = bool(app.config["DEBUG"])
+
+    engine_config = EngineConfig.from_env(base=EngineConfig())
+    engine_config = engine_config.replace(**dict(app.config["ENGINE_SETTINGS"]))
+    from .models import default_chat_model
+
+    app.extensions["memoryos"] = MemoryEngine(
+        data_dir / "memory", chat_model=default_chat_model(app.config),
+        embedder=app.config["EMBEDDER"], config=engine_config)
+    app.extensions["memplay_users"] = UserStore(data_dir / "users.sqlite3")
+    app.extensions["memplay_model_cache"] = {}
+
+    csrf.init_app(app)
+    login_manager.init_app(app)
+
+    from . import (analysis, auth, chat, errors, imports, introspection, jobs, memory, profile,
+                   rendering, settings, versions)
+
+    rendering.init_app(app)
+    errors.init_app(app)
+    for module in (auth, chat, imports, analysis, jobs, memory, profile, versions, settings,
+                   introspection):
+        app.register_blueprint(module.bp)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return app
+
+
+@login_manager.user_loader
+def _load_user(user_id: str) -> Any:
+    from flask import current_app
+
+    if not user_id.isdigit():
+        return None
+    return current_app.extensions["memplay_users"].get(int(user_id))

@@ -1,0 +1,128 @@
+/* MemoryOS Playground: CSRF for htmx, Enter-to-send, and streamed answers (SSE over fetch). */
+(function () {
+  "use strict";
+  function csrfToken() {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute("content") : "";
+  }
+
+  document.addEventListener("htmx:configRequest", function (event) {
+    event.detail.headers["X-CSRFToken"] = csrfToken();
+  });
+
+  function scrollMessages() {
+    var box = document.getElementById("messages");
+    if (box) box.scrollTop = box.scrollHeight;
+  }
+
+  function appendHTML(box, html) {
+    var hint = document.getElementById("empty-hint");
+    if (hint) hint.remove();
+    var holder = document.createElement("div");
+    holder.innerHTML = html; // server-rendered fragment: escaped text and nh3-cleaned Markdown
+    while (holder.firstChild) box.appendChild(holder.firstChild);
+    if (window.htmx) window.htmx.process(box);
+    scrollMessages();
+  }
+
+  function parseEvents(buffer, onEvent) {
+    var parts = buffer.split("\n\n");
+    var rest = parts.pop();
+    parts.forEach(function (chunk) {
+      var name = "message", data = "";
+      chunk.split("\n").forEach(function (line) {
+        if (line.indexOf("event: ") === 0) name = line.slice(7);
+        else if (line.indexOf("data: ") === 0) data += line.slice(6);
+      });
+      if (data) onEvent(name, JSON.parse(data));
+    });
+    return rest;
+  }
+
+  function streamChat(form, textarea) {
+    var box = document.getElementById("messages");
+    var pending = document.getElementById("pending");
+    var button = form.querySelector("button[type=submit]");
+    var text = textarea.value;
+    var live = document.createElement("article");
+    live.className = "exchange streaming";
+    var user = document.createElement("div");
+    user.className = "bubble user";
+    user.innerHTML = '<div class="who">You</div><div class="text"></div>';
+    user.querySelector(".text").textContent = text; // never parsed as HTML
+    var answer = document.createElement("div");
+    answer.className = "bubble assistant";
+    answer.innerHTML = '<div class="who">Assistant</div><div class="text"></div>';
+    live.appendChild(user);
+    live.appendChild(answer);
+    var hint = document.getElementById("empty-hint");
+    if (hint) hint.remove();
+    box.appendChild(live);
+    scrollMessages();
+    var out = answer.querySelector(".text");
+    button.disabled = true;
+    pending.classList.add("htmx-request");
+    textarea.value = "";
+    var body = new FormData(form);
+    body.set("message", text);
+    fetch(form.dataset.streamUrl, {
+      method: "POST", body: body, credentials: "same-origin",
+      headers: {"X-CSRFToken": csrfToken(), "Accept": "text/event-stream"}
+    }).then(function (response) {
+      if (!response.ok || !response.body) {
+        return response.text().then(function (html) { live.remove(); appendHTML(box, html); });
+      }
+      var reader = response.body.getReader();
+      var decoder = new TextDecoder();
+      var buffer = "";
+      function pump() {
+        return reader.read().then(function (step) {
+          if (step.done) return;
+          buffer = parseEvents(buffer + decoder.decode(step.value, {stream: true}), function (name, data) {
+            if (name === "token") { out.textContent += data.text; scrollMessages(); }
+            else if (name === "done") { live.remove(); appendHTML(box, data.html); }
+            else if (name === "error") { live.remove(); appendHTML(box, data.html); textarea.value = text; }
+          });
+          return pump();
+        });
+      }
+      return pump();
+    }).catch(function (err) {
+      live.remove();
+      var div = document.createElement("div");
+      div.className = "alert alert-error";
+      div.textContent = "Connection failed: " + err;
+      box.appendChild(div);
+      textarea.value = text;
+    }).finally(function () {
+      button.disabled = false;
+      pending.classList.remove("htmx-request");
+      textarea.focus();
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var form = document.getElementById("chat-form");
+    if (!form) return;
+    var textarea = form.querySelector("textarea");
+    scrollMessages();
+    textarea.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        if (textarea.value.trim()) form.requestSubmit();
+      }
+    });
+    var canStream = !!(window.fetch && window.ReadableStream && window.TextDecoder);
+    if (canStream && form.dataset.streamUrl) {
+      // Streaming replaces the htmx POST; without it the htmx (or plain) POST stays in charge.
+      form.removeAttribute("hx-post");
+      if (window.htmx) window.htmx.process(form);
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        if (textarea.value.trim()) streamChat(form, textarea);
+      }, true);
+    } else {
+      form.addEventListener("htmx:afterRequest", function () { form.reset(); textarea.focus(); });
+    }
+  });
+})();

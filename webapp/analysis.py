@@ -1,0 +1,41 @@
+"""Forced analysis: every segment with unanalysed pages, as a stored job; what changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, redirect, render_template, url_for
+from flask_login import current_user, login_required
+
+from .jobs import get as get_job
+from .jobs import latest
+from .models import user_chat_model
+from .forms import EmptyForm
+from .rendering import engine, is_htmx, page, uid, wants_json
+
+bp = Blueprint("analysis", __name__)
+
+
+@bp.get("/analysis")
+@bp.get("/analysis.json")
+@login_required
+def index() -> Any:
+    state = engine().state(uid())
+    return page("analysis.html", form=EmptyForm(), job=latest("analysis"),
+                pending=state["pending_work"])
+
+
+@bp.post("/analysis/run")
+@bp.post("/analysis/run.json")
+@login_required
+def run() -> Any:
+    user_id, eng, model = uid(), engine(), user_chat_model(current_user)
+    job_id = eng.jobs.start(user_id, "analysis",
+                            lambda progress: eng.force_analysis(user_id, model=model,
+                                                                progress=progress))
+    job = get_job(job_id)
+    if wants_json():
+        return page("_job.html", job=job)
+    if is_htmx():
+        return render_template("_job.html", job=job)
+    return redirect(url_for("analysis.index"))

@@ -1,0 +1,98 @@
+"""Register, log in (rate limited per username + address), log out; safe `next` redirects."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import (Blueprint, current_app, flash, jsonify, redirect, render_template, request,
+                   url_for)
+from flask_login import current_user, login_required, login_user, logout_user
+
+from . import login_manager
+from .forms import EmptyForm, LoginForm, RegisterForm
+from .rendering import wants_json
+from .users import UsernameTaken
+
+bp = Blueprint("auth", __name__)
+
+
+def safe_next(target: str | None) -> str:
+    """A local path to go to after login; anything pointing elsewhere becomes the chat page."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return url_for("chat.index")
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or any(ord(c) < 32 for c in target):
+        return url_for("chat.index")
+    return target
+
+
+@login_manager.unauthorized_handler
+def unauthorized() -> Any:
+    if wants_json() or request.headers.get("HX-Request") == "true":
+        return jsonify({"ok": False, "error": "log in first", "status": 401}), 401
+    return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
+
+
+def _limit_key(username: str) -> str:
+    return f"{username.strip().lower()}|{request.remote_addr or '-'}"
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login() -> Any:
+    if current_user.is_authenticated:
+        return redirect(safe_next(request.args.get("next")))
+    form = LoginForm()
+    status = 200
+    if form.validate_on_submit():
+        users = current_app.extensions["memplay_users"]
+        key = _limit_key(form.username.data or "")
+        window = current_app.config["LOGIN_WINDOW_SECONDS"]
+        if users.failures(key, window) >= current_app.config["LOGIN_MAX_FAILURES"]:
+            minutes = max(1, round(window / 60))
+            message = (f"Too many failed logins for this account from your address."
+                       f" Wait {minutes} minutes and try again.")
+            if wants_json():
+                return jsonify({"ok": False, "error": message, "status": 429}), 429
+            return render_template("login.html", form=form, error=message), 429
+        user = users.authenticate(form.username.data or "", form.password.data or "")
+        if user is not None:
+            users.clear_failures(key)
+            login_user(user)
+            return redirect(safe_next(request.args.get("next")))
+        users.add_failure(key, window)
+        status = 401
+        form.password.errors = ["Unknown username or wrong password."]
+    elif request.method == "POST":
+        status = 400
+    return render_template("login.html", form=form, error=None), status
+
+
+@bp.route("/register", methods=["GET", "POST"])
+def register() -> Any:
+    if current_user.is_authenticated:
+        return redirect(url_for("chat.index"))
+    form = RegisterForm()
+    status = 200
+    if form.validate_on_submit():
+        try:
+            user = current_app.extensions["memplay_users"].create(
+                form.username.data.strip(), form.password.data)
+        except UsernameTaken:
+            form.username.errors = ["This username is taken."]
+            status = 409
+        else:
+            login_user(user)
+            flash("Welcome! Your memory starts empty.", "info")
+            return redirect(url_for("chat.index"))
+    elif request.method == "POST":
+        status = 400
+    return render_template("register.html", form=form), status
+
+
+@bp.post("/logout")
+@login_required
+def logout() -> Any:
+    if EmptyForm().validate_on_submit():
+        logout_user()
+    return redirect(url_for("auth.login"))

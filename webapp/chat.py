@@ -1,0 +1,118 @@
+"""Chat: the page, a plain POST (htmx) and a Server-Sent Events stream; the retrieval trace."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from flask import (Blueprint, Response, abort, redirect, render_template, stream_with_context,
+                   url_for)
+from flask_login import login_required
+
+from memoryos_core import InvalidInput, MemoryOSError
+
+from .forms import ChatForm
+from .models import model_label, user_chat_model
+from .rendering import engine, is_htmx, page, uid, wants_json
+
+bp = Blueprint("chat", __name__)
+
+
+def _message() -> str:
+    form = ChatForm()
+    if not form.validate_on_submit():
+        raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs)
+                           or "message must not be empty")
+    return str(form.message.data)
+
+
+@bp.get("/")
+@login_required
+def index() -> Any:
+    from flask_login import current_user
+
+    state = engine().state(uid())
+    return render_template("chat.html", form=ChatForm(), history=state["short_term"]["exchanges"],
+                           short_term=state["short_term"], model=model_label(current_user))
+
+
+@bp.post("/chat")
+@login_required
+def send() -> Any:
+    from flask_login import current_user
+
+    text = _message()
+    result = engine().chat(uid(), text, model=user_chat_model(current_user))
+    exchange = {"id": result["exchange_id"], "user": text, "assistant": result["answer"],
+                "model": result["model"], "source": "chat"}
+    if wants_json():
+        return page("_exchange.html", exchange=exchange)
+    if is_htmx():
+        return render_template("_exchange.html", exchange=exchange)
+    return redirect(url_for("chat.index"))
+
+
+bp.add_url_rule("/chat.json", view_func=send, methods=["POST"], endpoint="send_json")
+
+
+def _sse(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+@bp.post("/chat/stream")
+@login_required
+def stream() -> Any:
+    """Answer as Server-Sent Events: `token` pieces, then `done` (the fragment) or `error`."""
+    from flask_login import current_user
+
+    text = _message()
+    user_id, model, eng = uid(), user_chat_model(current_user), engine()
+    events: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+    def work() -> None:
+        try:
+            result = eng.chat(user_id, text, model=model,
+                              on_token=lambda piece: events.put(("token", piece)))
+            events.put(("result", result))
+        except MemoryOSError as exc:  # the stream has started: errors travel as events
+            events.put(("error", {"status": exc.status, "error": str(exc)}))
+        except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
+            events.put(("error", {"status": 500, "error": f"internal error: {exc}"}))
+
+    threading.Thread(target=work, name="chat-stream", daemon=True).start()
+
+    def generate() -> Iterator[str]:
+        while True:
+            kind, data = events.get(timeout=600)
+            if kind == "token":
+                yield _sse("token", {"text": data})
+            elif kind == "error":
+                yield _sse("error", {**data, "html": render_template(
+                    "_error.html", status=data["status"], title="Chat model failed"
+                    if data["status"] == 502 else "Error", message=data["error"])})
+                return
+            else:
+                exchange = {"id": data["exchange_id"], "user": text,
+                            "assistant": data["answer"], "model": data["model"],
+                            "source": "chat"}
+                yield _sse("done", {"exchange_id": data["exchange_id"], "model": data["model"],
+                                    "html": render_template("_exchange.html",
+                                                            exchange=exchange)})
+                return
+
+    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.get("/chat/trace/<int:exchange_id>")
+@bp.get("/chat/trace/<int:exchange_id>.json")
+@login_required
+def trace(exchange_id: int) -> Any:
+    if exchange_id < 0:
+        abort(404)
+    data = engine().trace(uid(), exchange_id)
+    total = sum(p.get("tokens", 0) for p in data.get("prompt_parts", []))
+    return page("trace.html", exchange_id=exchange_id, trace=data, prompt_total=total)

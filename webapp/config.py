@@ -1,0 +1,118 @@
+"""Configuration classes and the layered loading of create_app (defaults -> class -> instance -> env)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+DEV_SECRET_KEY = "dev-only-not-secret"  # refused by ProductionConfig
+ENV_PREFIX = "MEMPLAY_"
+# Environment values kept verbatim (never parsed as JSON: an API key "123" stays text).
+STRING_KEYS = {"SECRET_KEY", "DATA_DIR", "CHAT_BASE_URL", "CHAT_MODEL", "CHAT_API_KEY", "ENV"}
+
+
+class BaseConfig:
+    """Defaults shared by every environment."""
+
+    ENV = "production"
+    DEBUG = False
+    TESTING = False
+    SECRET_KEY = DEV_SECRET_KEY
+    DATA_DIR: str | None = None  # default: <instance folder>/data
+    MAX_CONTENT_LENGTH = 20 * 1024 * 1024
+    SESSION_COOKIE_HTTPONLY = True
+    SESSION_COOKIE_SAMESITE = "Lax"
+    REMEMBER_COOKIE_HTTPONLY = True
+    REMEMBER_COOKIE_SAMESITE = "Lax"
+    WTF_CSRF_ENABLED = True
+    WTF_CSRF_TIME_LIMIT = None  # tokens live as long as the session
+    # Default chat model: an OpenAI-compatible endpoint, else the engine's embedded model.
+    CHAT_BASE_URL: str | None = None
+    CHAT_MODEL: Any = None  # a model name (str) or, in tests, a ChatModel object
+    CHAT_API_KEY: str | None = None
+    CHAT_CONTEXT_WINDOW = 8192
+    EMBEDDER: Any = None  # an Embedder object to share (tests); else the engine's default
+    ENGINE_SETTINGS: Mapping[str, Any] = {}  # on top of MEMORYOS_<NAME> environment settings
+    LOGIN_MAX_FAILURES = 5
+    LOGIN_WINDOW_SECONDS = 300
+    JOB_STALE_SECONDS = 600  # a running job not updated for this long shows as interrupted
+
+
+class DevelopmentConfig(BaseConfig):
+    ENV = "development"
+    DEBUG = True
+
+
+class TestingConfig(BaseConfig):
+    ENV = "testing"
+    TESTING = True
+    WTF_CSRF_ENABLED = False
+    LOGIN_MAX_FAILURES = 5
+
+
+class ProductionConfig(BaseConfig):
+    ENV = "production"
+    SECRET_KEY = None  # from MEMPLAY_SECRET_KEY, else a random key kept in the data folder
+    SESSION_COOKIE_SECURE = False  # set MEMPLAY_SESSION_COOKIE_SECURE=true behind HTTPS
+
+
+CONFIGS: dict[str, type[BaseConfig]] = {
+    "development": DevelopmentConfig,
+    "testing": TestingConfig,
+    "production": ProductionConfig,
+}
+
+
+def env_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """MEMPLAY_<KEY> variables as config keys; non-string keys are parsed as JSON when they can."""
+    environ = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == ENV_PREFIX:
+            continue
+        key = name[len(ENV_PREFIX):]
+        if key in STRING_KEYS:
+            out[key] = raw
+            continue
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+def choose_class(test_config: Mapping[str, Any] | None, env: Mapping[str, Any]) -> type[BaseConfig]:
+    """The config class named by the test mapping, then MEMPLAY_ENV; tests default to testing."""
+    name = (test_config or {}).get("ENV") or env.get("ENV")
+    if name is None:
+        name = "testing" if test_config is not None else "production"
+    if name not in CONFIGS:
+        raise RuntimeError(f"MEMPLAY_ENV must be one of {', '.join(CONFIGS)}, not {name!r}")
+    return CONFIGS[name]
+
+
+def persistent_secret(data_dir: Path) -> str:
+    """A random secret key kept in the data folder (mode 0600), made on first start."""
+    path = data_dir / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key
+
+
+def check_production(config: Mapping[str, Any]) -> None:
+    """Production never runs with the development secret key or in debug mode."""
+    if config.get("ENV") != "production":
+        return
+    if config.get("SECRET_KEY") == DEV_SECRET_KEY or not config.get("SECRET_KEY"):
+        raise RuntimeError("production refuses the development secret key: set MEMPLAY_SECRET_KEY")
+    if config.get("DEBUG"):
+        raise RuntimeError("production refuses debug mode: unset MEMPLAY_DEBUG")

@@ -1,0 +1,53 @@
+"""Stored background jobs as seen by the web: progress fragment (htmx polls it) and JSON."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import Blueprint, current_app, render_template
+from flask_login import login_required
+
+from .rendering import engine, is_htmx, page, uid
+
+bp = Blueprint("jobs", __name__)
+
+ACTIVE = ("queued", "running")
+
+
+def job_view(job: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A job with its display status: a running job nobody updated for long is 'interrupted'."""
+    if job is None:
+        return None
+    view = dict(job)
+    stale = current_app.config["JOB_STALE_SECONDS"]
+    if view["status"] in ACTIVE and time.time() - float(view["updated_at"]) > stale:
+        view["status"] = "interrupted"
+        view["error"] = view.get("error") or ("The process running this job stopped before it"
+                                              " finished. Start it again.")
+    view["active"] = view["status"] in ACTIVE
+    total, done = view.get("total") or 0, view.get("done") or 0
+    view["percent"] = 100 if view["status"] == "done" else (
+        round(100 * done / total) if total else 0)
+    return view
+
+
+def latest(kind: str) -> dict[str, Any] | None:
+    """The user's newest job of a kind, for the page that started it."""
+    jobs = engine().jobs.latest(uid(), kind, 1)
+    return job_view(jobs[0]) if jobs else None
+
+
+def get(job_id: str) -> dict[str, Any]:
+    """One of the user's jobs (NotFound, hence 404, for anyone else's)."""
+    return job_view(engine().jobs.get(uid(), job_id)) or {}
+
+
+@bp.get("/jobs/<string(length=32):job_id>")
+@bp.get("/jobs/<string(length=32):job_id>.json")
+@login_required
+def show(job_id: str) -> Any:
+    job = get(job_id)
+    if is_htmx():
+        return render_template("_job.html", job=job)
+    return page("job.html", job=job)

@@ -1,0 +1,66 @@
+"""Which chat model answers: the user's own endpoint, else the app default (operator or embedded)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from flask import current_app
+
+from memoryos_core.llm import ChatModel, OpenAIChatModel
+
+EMBEDDED_NAME = "embedded local model (SmolLM2-135M-Instruct)"
+
+
+def default_chat_model(config: Mapping[str, Any]) -> ChatModel | None:
+    """An injected ChatModel object, else the operator endpoint, else None (engine default)."""
+    injected = config.get("CHAT_MODEL")
+    if injected is not None and not isinstance(injected, str):
+        return injected  # type: ignore[no-any-return]
+    if config.get("CHAT_BASE_URL"):
+        return OpenAIChatModel(
+            injected or "default", base_url=config["CHAT_BASE_URL"],
+            api_key=config.get("CHAT_API_KEY") or None,
+            context_window=int(config.get("CHAT_CONTEXT_WINDOW") or 8192))
+    return None
+
+
+def default_model_info() -> dict[str, Any]:
+    """What the default model is, without loading it."""
+    engine = current_app.extensions["memoryos"]
+    model = engine._chat_model  # noqa: SLF001 - only read to name it; never triggers a load
+    cfg = current_app.config
+    if model is None:
+        return {"name": EMBEDDED_NAME, "kind": "embedded", "base_url": None}
+    if isinstance(model, OpenAIChatModel):
+        return {"name": model.name, "kind": "operator endpoint", "base_url": model.base_url}
+    if cfg.get("CHAT_MODEL") is model:
+        return {"name": model.name, "kind": "configured object", "base_url": None}
+    return {"name": getattr(model, "name", "?"), "kind": "embedded", "base_url": None}
+
+
+def user_chat_model(user: Any) -> ChatModel | None:
+    """The user's endpoint as a ChatModel (cached), or None for the app default."""
+    endpoint = current_app.extensions["memplay_users"].endpoint(user.id)
+    if not endpoint.configured:
+        return None
+    digest = hashlib.sha256("\0".join(
+        (endpoint.base_url, endpoint.model, endpoint.api_key)).encode()).hexdigest()
+    cache: dict[tuple[int, str], ChatModel] = current_app.extensions["memplay_model_cache"]
+    key = (user.id, digest)
+    if key not in cache:
+        for old in [k for k in cache if k[0] == user.id]:
+            del cache[old]
+        cache[key] = OpenAIChatModel(
+            endpoint.model, base_url=endpoint.base_url, api_key=endpoint.api_key or None,
+            context_window=int(current_app.config.get("CHAT_CONTEXT_WINDOW") or 8192))
+    return cache[key]
+
+
+def model_label(user: Any) -> dict[str, Any]:
+    """Name and origin of the model that answers this user."""
+    endpoint = current_app.extensions["memplay_users"].endpoint(user.id)
+    if endpoint.configured:
+        return {"name": endpoint.model, "kind": "your endpoint", "base_url": endpoint.base_url}
+    return default_model_info()

@@ -1,0 +1,80 @@
+"""Shared view helpers: safe Markdown, HTML-or-JSON twins, time formatting, the engine handle."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import nh3
+from flask import Flask, current_app, jsonify, render_template, request
+from flask_login import current_user
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+from wtforms.form import BaseForm
+
+from memoryos_core import MemoryEngine
+
+_md = MarkdownIt("commonmark", {"html": False})
+
+
+def markdown(text: str | None) -> Markup:
+    """Model Markdown as HTML: raw HTML disabled in the parser, then nh3 as a second guard."""
+    html = _md.render(text or "")
+    return Markup(nh3.clean(html))  # noqa: S704 - cleaned by nh3 just above
+
+
+def when(ts: float | None) -> str:
+    """A timestamp as 'YYYY-MM-DD HH:MM' (UTC), or a dash."""
+    if not ts:
+        return "—"
+    return dt.datetime.fromtimestamp(float(ts), dt.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def engine() -> MemoryEngine:
+    """The app's one memory engine."""
+    return current_app.extensions["memoryos"]  # type: ignore[no-any-return]
+
+
+def uid() -> str:
+    """The engine user id of the logged-in account."""
+    return str(current_user.engine_id)
+
+
+def is_htmx() -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def wants_json() -> bool:
+    """A .json path, or a client that prefers JSON over HTML."""
+    if request.path.endswith(".json"):
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json" and request.accept_mimetypes[best] > \
+        request.accept_mimetypes["text/html"]
+
+
+def page(template: str, **data: Any) -> Any:
+    """One view, two faces: the HTML page, or {"ok": true, ...data} for the .json twin."""
+    if wants_json():
+        return jsonify({"ok": True, **{k: v for k, v in data.items()
+                                        if not k.startswith("_") and not isinstance(v, BaseForm)}})
+    return render_template(template, **data)
+
+
+def heat_bars(segments: list[dict[str, Any]], threshold: float, width: int = 560) -> dict[str, Any]:
+    """Geometry of the server-rendered SVG bar chart of segment heat (hottest first)."""
+    shown = segments[:20]
+    top = max([s["heat"] for s in shown] + [threshold, 1e-9])
+    row, label_w = 22, 70
+    usable = width - label_w - 60
+    bars = [{"id": s["id"], "y": i * row, "w": max(1.0, usable * s["heat"] / top),
+             "heat": s["heat"], "hot": s["heat"] >= threshold} for i, s in enumerate(shown)]
+    return {"bars": bars, "height": max(row, len(bars) * row) + 4, "width": width,
+            "label_w": label_w, "threshold_x": label_w + usable * threshold / top,
+            "more": max(0, len(segments) - len(shown))}
+
+
+def init_app(app: Flask) -> None:
+    app.jinja_env.filters["markdown"] = markdown
+    app.jinja_env.filters["when"] = when
+    app.jinja_env.globals["heat_bars"] = heat_bars

@@ -1,0 +1,50 @@
+"""The user's own chat-model endpoint; the API key is stored server-side and never sent back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+
+from memoryos_core import InvalidInput
+
+from .forms import SettingsForm
+from .models import default_model_info
+from .rendering import page, wants_json
+
+bp = Blueprint("settings", __name__)
+
+
+@bp.route("/settings", methods=["GET", "POST"])
+@bp.route("/settings.json", methods=["GET", "POST"])
+@login_required
+def index() -> Any:
+    users = current_app.extensions["memplay_users"]
+    endpoint = users.endpoint(current_user.id)
+    form = SettingsForm(formdata=None, base_url=endpoint.base_url, model=endpoint.model)
+    status = 200
+    if request.method == "POST":
+        form = SettingsForm()
+        if form.validate():
+            base_url = (form.base_url.data or "").strip()
+            model = (form.model.data or "").strip()
+            if bool(base_url) != bool(model):
+                form.model.errors = ["Give both the base URL and the model name, or neither."]
+            else:
+                users.save_endpoint(current_user.id, base_url, model,
+                                    (form.api_key.data or "").strip() or None,
+                                    clear_key=bool(form.clear_key.data))
+                if wants_json():
+                    return page("settings.html", endpoint=users.endpoint(current_user.id).public())
+                flash("Settings saved." if base_url else
+                      "Settings saved: you use the default model.", "info")
+                return redirect(url_for("settings.index"))
+        if wants_json():
+            raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs))
+        status = 400
+    form.api_key.data = ""  # never rendered back
+    data = {"endpoint": endpoint.public(), "default_model": default_model_info()}
+    if wants_json():
+        return page("settings.html", **data)
+    return render_template("settings.html", form=form, **data), status

@@ -1,0 +1,76 @@
+"""Versions: list, snapshot, clear (with a confirmation step), restore, diff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_login import login_required
+
+from memoryos_core import InvalidInput
+
+from .forms import ClearForm, DiffForm, EmptyForm
+from .rendering import engine, page, uid, wants_json
+
+bp = Blueprint("versions", __name__)
+
+
+def _done(message: str, **data: Any) -> Any:
+    if wants_json():
+        return page("versions.html", message=message, **data)
+    flash(message, "info")
+    return redirect(url_for("versions.index"))
+
+
+@bp.get("/versions")
+@bp.get("/versions.json")
+@login_required
+def index() -> Any:
+    items = engine().versions(uid())
+    return page("versions.html", versions=items, form=EmptyForm(),
+                diff_form=DiffForm(formdata=None, a=items[0]["version"] if items else 0, b=0))
+
+
+@bp.post("/versions/snapshot")
+@bp.post("/versions/snapshot.json")
+@login_required
+def snapshot() -> Any:
+    result = engine().snapshot(uid(), "manual")
+    return _done(f"Saved version {result['version']}.", version=result)
+
+
+@bp.route("/versions/clear", methods=["GET", "POST"])
+@bp.route("/versions/clear.json", methods=["POST"])
+@login_required
+def clear() -> Any:
+    """GET shows the confirmation; POST with confirm=CLEAR snapshots, then empties memory."""
+    form = ClearForm()
+    if request.method == "GET":
+        return render_template("versions_clear.html", form=form)
+    if not form.validate_on_submit():
+        if wants_json():
+            raise InvalidInput("to clear memory, send confirm=CLEAR")
+        return render_template("versions_clear.html", form=form), 400
+    result = engine().clear(uid())
+    return _done(f"Memory cleared. The state before is saved as version {result['saved_as']}.",
+                 result=result)
+
+
+@bp.post("/versions/<int:version>/restore")
+@bp.post("/versions/<int:version>/restore.json")
+@login_required
+def restore(version: int) -> Any:
+    result = engine().restore(uid(), version)
+    return _done(f"Version {version} restored. The state before is saved as version"
+                 f" {result['saved_as']}.", result=result)
+
+
+@bp.get("/versions/diff")
+@bp.get("/versions/diff.json")
+@login_required
+def diff() -> Any:
+    form = DiffForm(request.args)
+    if not form.validate():
+        raise InvalidInput("give two version numbers a and b (0 means the current state)")
+    result = engine().diff(uid(), int(form.a.data), int(form.b.data))
+    return page("diff.html", diff=result, diff_form=form)
