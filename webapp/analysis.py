@@ -16,8 +16,8 @@ from .rendering import engine, is_htmx, page, uid, wants_json
 bp = Blueprint("analysis", __name__)
 
 
-@bp.get("/analysis")
 @bp.get("/analysis.json")
+@bp.get("/analysis")
 @login_required
 def index() -> Any:
     state = engine().state(uid())
@@ -25,8 +25,8 @@ def index() -> Any:
                 pending=state["pending_work"])
 
 
-@bp.post("/analysis/run")
 @bp.post("/analysis/run.json")
+@bp.post("/analysis/run")
 @login_required
 def run() -> Any:
     user_id, eng, model = uid(), engine(), user_chat_model(current_user)

@@ -107,8 +107,8 @@ def stream() -> Any:
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-@bp.get("/chat/trace/<int:exchange_id>")
 @bp.get("/chat/trace/<int:exchange_id>.json")
+@bp.get("/chat/trace/<int:exchange_id>")
 @login_required
 def trace(exchange_id: int) -> Any:
     if exchange_id < 0:

@@ -52,15 +52,15 @@ def _options(form: Any) -> dict[str, Any]:
             "select": (form.select.data or "").strip() or None}
 
 
-@bp.get("/import")
 @bp.get("/import.json")
+@bp.get("/import")
 @login_required
 def index() -> Any:
     return page("import.html", form=ImportForm(), job=latest("import"))
 
 
-@bp.post("/import/preview")
 @bp.post("/import/preview.json")
+@bp.post("/import/preview")
 @login_required
 def preview() -> Any:
     """Validate and describe the import; keep the source server-side under a random token."""
@@ -79,8 +79,8 @@ def preview() -> Any:
     return page("import_preview.html", **data)
 
 
-@bp.post("/import/run")
 @bp.post("/import/run.json")
+@bp.post("/import/run")
 @login_required
 def run() -> Any:
     """Start the import job from a preview token (or a direct upload/paste)."""

@@ -16,8 +16,8 @@ from .rendering import engine, page
 bp = Blueprint("introspection", __name__, url_prefix="/-")
 
 
-@bp.get("/settings")
 @bp.get("/settings.json")
+@bp.get("/settings")
 def settings() -> Any:
     """The engine settings table as this instance runs it, and the default chat model."""
     eng = engine()
@@ -33,8 +33,8 @@ def _version(name: str) -> str | None:
         return None
 
 
-@bp.get("/versions")
 @bp.get("/versions.json")
+@bp.get("/versions")
 def versions() -> Any:
     """Software versions of this instance."""
     packages = {name: _version(name) for name in (

@@ -43,8 +43,8 @@ def get(job_id: str) -> dict[str, Any]:
     return job_view(engine().jobs.get(uid(), job_id)) or {}
 
 
-@bp.get("/jobs/<string(length=32):job_id>")
 @bp.get("/jobs/<string(length=32):job_id>.json")
+@bp.get("/jobs/<string(length=32):job_id>")
 @login_required
 def show(job_id: str) -> Any:
     job = get(job_id)

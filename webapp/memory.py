@@ -32,8 +32,8 @@ def _segment(state: dict[str, Any], segment_id: int) -> dict[str, Any]:
     raise NotFound(f"no segment {segment_id}")
 
 
-@bp.get("/memory")
 @bp.get("/memory.json")
+@bp.get("/memory")
 @login_required
 def index() -> Any:
     state = engine().state(uid())
@@ -41,8 +41,8 @@ def index() -> Any:
     return page("memory.html", **state)
 
 
-@bp.get("/memory/segments/<int:segment_id>")
 @bp.get("/memory/segments/<int:segment_id>.json")
+@bp.get("/memory/segments/<int:segment_id>")
 @login_required
 def segment(segment_id: int) -> Any:
     state = engine().state(uid())
@@ -50,8 +50,8 @@ def segment(segment_id: int) -> Any:
     return page("segment.html", segment=seg, heat_threshold=state["mid_term"]["heat_threshold"])
 
 
-@bp.get("/memory/pages/<int:page_id>")
 @bp.get("/memory/pages/<int:page_id>.json")
+@bp.get("/memory/pages/<int:page_id>")
 @login_required
 def page_view(page_id: int) -> Any:
     state = engine().state(uid())
@@ -62,8 +62,8 @@ def page_view(page_id: int) -> Any:
     return page("page.html", page=item, facts=facts, profile=profile)
 
 
-@bp.get("/memory/events")
 @bp.get("/memory/events.json")
+@bp.get("/memory/events")
 @login_required
 def events() -> Any:
     return page("events.html", events=engine().events(uid()))

@@ -12,8 +12,8 @@ from .rendering import engine, page, uid
 bp = Blueprint("profile", __name__)
 
 
-@bp.get("/profile")
 @bp.get("/profile.json")
+@bp.get("/profile")
 @login_required
 def index() -> Any:
     return page("profile.html", **engine().profile(uid()))

@@ -16,8 +16,8 @@ from .rendering import page, wants_json
 bp = Blueprint("settings", __name__)
 
 
-@bp.route("/settings", methods=["GET", "POST"])
 @bp.route("/settings.json", methods=["GET", "POST"])
+@bp.route("/settings", methods=["GET", "POST"])
 @login_required
 def index() -> Any:
     users = current_app.extensions["memplay_users"]

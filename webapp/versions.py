@@ -22,8 +22,8 @@ def _done(message: str, **data: Any) -> Any:
     return redirect(url_for("versions.index"))
 
 
-@bp.get("/versions")
 @bp.get("/versions.json")
+@bp.get("/versions")
 @login_required
 def index() -> Any:
     items = engine().versions(uid())
@@ -31,16 +31,16 @@ def index() -> Any:
                 diff_form=DiffForm(formdata=None, a=items[0]["version"] if items else 0, b=0))
 
 
-@bp.post("/versions/snapshot")
 @bp.post("/versions/snapshot.json")
+@bp.post("/versions/snapshot")
 @login_required
 def snapshot() -> Any:
     result = engine().snapshot(uid(), "manual")
     return _done(f"Saved version {result['version']}.", version=result)
 
 
-@bp.route("/versions/clear", methods=["GET", "POST"])
 @bp.route("/versions/clear.json", methods=["POST"])
+@bp.route("/versions/clear", methods=["GET", "POST"])
 @login_required
 def clear() -> Any:
     """GET shows the confirmation; POST with confirm=CLEAR snapshots, then empties memory."""
@@ -56,8 +56,8 @@ def clear() -> Any:
                  result=result)
 
 
-@bp.post("/versions/<int:version>/restore")
 @bp.post("/versions/<int:version>/restore.json")
+@bp.post("/versions/<int:version>/restore")
 @login_required
 def restore(version: int) -> Any:
     result = engine().restore(uid(), version)
@@ -65,8 +65,8 @@ def restore(version: int) -> Any:
                  f" {result['saved_as']}.", result=result)
 
 
-@bp.get("/versions/diff")
 @bp.get("/versions/diff.json")
+@bp.get("/versions/diff")
 @login_required
 def diff() -> Any:
     form = DiffForm(request.args)
