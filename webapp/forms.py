@@ -35,7 +35,7 @@ class ChatForm(FlaskForm):
 class ImportForm(FlaskForm):
     upload = FileField("File")
     text = TextAreaField("…or paste the dialogue", validators=[Optional()])
-    format = SelectField("Format", choices=[(f, f) for f in FORMATS], default="auto")
+    format = SelectField("Format", choices=list(FORMATS), default="auto")
     speaker = StringField("LoCoMo: which speaker are you?", validators=[Optional(),
                                                                        Length(max=200)])
     select = StringField("LoCoMo: sample id (for a file with many)", validators=[
@@ -46,7 +46,7 @@ class RunImportForm(FlaskForm):
     """The second step: run a previewed upload (kept server-side under a random token)."""
 
     token = StringField(validators=[DataRequired(), Regexp(r"^[0-9a-f]{32}$")])
-    format = SelectField(choices=[(f, f) for f in FORMATS], default="auto")
+    format = SelectField(choices=list(FORMATS), default="auto")
     speaker = StringField(validators=[Optional(), Length(max=200)])
     select = StringField(validators=[Optional(), Length(max=200)])
 

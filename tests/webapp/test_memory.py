@@ -1,0 +1,86 @@
+"""Memory inspection pages and their JSON twins; profile; introspection."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def filled(client, user, engine):
+    """Five exchanges: three stay short-term, two move to mid-term and are filed."""
+    for n in range(5):
+        engine.add_exchange(user, f"I went hiking in the Alps, day {n}",
+                            f"Sounds great, day {n} of hiking!")
+    engine.force_analysis(user)
+    return engine.state(user)
+
+
+def test_memory_html_and_json(client, filled):
+    page = client.get("/memory")
+    assert page.status_code == 200
+    assert b"heat-chart" in page.data and b"<svg" in page.data and b'role="meter"' in page.data
+    data = client.get("/memory.json").json
+    assert data["ok"] is True
+    assert data["short_term"]["count"] == 3 and data["short_term"]["capacity"] == 3
+    segs = data["mid_term"]["segments"]
+    assert segs and all(k in segs[0] for k in ("heat", "n_visit", "l_interaction", "recency",
+                                               "keywords", "summary", "last_visit", "page_count"))
+    assert [s["heat"] for s in segs] == sorted((s["heat"] for s in segs), reverse=True)
+    assert "user_facts" in data["long_term"]
+
+
+def test_memory_accept_json_header_gets_json(client, filled):
+    r = client.get("/memory", headers={"Accept": "application/json"})
+    assert r.is_json and r.json["ok"] is True
+
+
+def test_memory_segment_and_page_with_chain_links(client, filled):
+    seg = filled["mid_term"]["segments"][0]
+    r = client.get(f"/memory/segments/{seg['id']}")
+    assert r.status_code == 200 and b"page " in r.data
+    data = client.get(f"/memory/segments/{seg['id']}.json").json
+    assert data["ok"] and data["segment"]["pages"]
+    linked = next(p for s in filled["mid_term"]["segments"] for p in s["pages"]
+                  if p["prev_id"] or p["next_id"])
+    page = client.get(f"/memory/pages/{linked['id']}")
+    assert page.status_code == 200
+    other = linked["prev_id"] or linked["next_id"]
+    assert f'href="/memory/pages/{other}"'.encode() in page.data
+    assert client.get(f"/memory/pages/{linked['id']}.json").json["page"]["id"] == linked["id"]
+    short = filled["short_term"]["exchanges"][0]["id"]
+    assert client.get(f"/memory/pages/{short}.json").json["page"]["tier"] == "short"
+
+
+def test_memory_unknown_ids_are_404(client, user):
+    assert client.get("/memory/segments/12345").status_code == 404
+    assert client.get("/memory/pages/12345.json").json["ok"] is False
+    assert client.get("/no-such-page").status_code == 404
+
+
+def test_memory_events_html_and_json(client, filled):
+    assert client.get("/memory/events").status_code == 200
+    kinds = {e["kind"] for e in client.get("/memory/events.json").json["events"]}
+    assert "admission" in kinds and "analysis" in kinds
+
+
+def test_profile_html_and_json(client, filled):
+    data = client.get("/profile.json").json
+    assert data["ok"] and [f["family"] for f in data["families"]] == [
+        "psychological model", "AI alignment preferences", "content interests"]
+    page = client.get("/profile")
+    assert page.status_code == 200
+    dims = [d for f in data["families"] for d in f["dimensions"]]
+    if dims:  # the extractive analysis found something: evidence links to pages
+        assert b'href="/memory/pages/' in page.data
+
+
+def test_introspection_settings_html_and_json(client):
+    r = client.get("/-/settings.json")
+    assert r.json["ok"] and r.json["default_model"]["name"] == "scripted"
+    names = {row["name"]: row for row in r.json["settings"]}
+    assert names["consolidation"]["value"] == "extractive"
+    assert names["consolidation"]["default"] == "llm"
+    assert b"heat_threshold" in client.get("/-/settings").data
+    assert client.get("/-/versions.json").json["ok"]
+    assert client.get("/-/versions").status_code == 200
+    assert client.get("/-/health.json").json == {"ok": True}
