@@ -1,4 +1,4 @@
-"""MemoryOS Playground web app: `create_app()` is the application factory (gunicorn "webapp:create_app()")."""
+"""MemoryOS Playground web app; `create_app()` is the factory (gunicorn "webapp:create_app()")."""
 
 from __future__ import annotations
 
@@ -63,8 +63,20 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     csrf.init_app(app)
     login_manager.init_app(app)
 
-    from . import (analysis, auth, chat, errors, imports, introspection, jobs, memory, profile,
-                   rendering, settings, versions)
+    from . import (
+        analysis,
+        auth,
+        chat,
+        errors,
+        imports,
+        introspection,
+        jobs,
+        memory,
+        profile,
+        rendering,
+        settings,
+        versions,
+    )
 
     rendering.init_app(app)
     errors.init_app(app)

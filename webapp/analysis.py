@@ -7,10 +7,10 @@ from typing import Any
 from flask import Blueprint, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
+from .forms import EmptyForm
 from .jobs import get as get_job
 from .jobs import latest
 from .models import user_chat_model
-from .forms import EmptyForm
 from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("analysis", __name__)

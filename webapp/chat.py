@@ -8,8 +8,15 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from flask import (Blueprint, Response, abort, redirect, render_template, stream_with_context,
-                   url_for)
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    redirect,
+    render_template,
+    stream_with_context,
+    url_for,
+)
 from flask_login import login_required
 
 from memoryos_core import InvalidInput, MemoryOSError

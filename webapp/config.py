@@ -1,4 +1,4 @@
-"""Configuration classes and the layered loading of create_app (defaults -> class -> instance -> env)."""
+"""Config classes and helpers for create_app (defaults, class, instance, env, test)."""
 
 from __future__ import annotations
 

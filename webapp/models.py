@@ -1,4 +1,4 @@
-"""Which chat model answers: the user's own endpoint, else the app default (operator or embedded)."""
+"""Which chat model answers: the user's endpoint, else the default (operator or embedded)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Web fixtures: an app over a temporary data folder, the scripted chat model, the shared embedder."""
+"""Web fixtures: an app over a temporary data folder, the scripted model, the shared embedder."""
 
 from __future__ import annotations
 

@@ -34,7 +34,8 @@ def test_chat_json_twin(client, user, chat_model):
 
 
 def test_chat_script_tags_render_as_text(client, user, chat_model):
-    chat_model.enqueue('<script>alert(1)</script> <img src=x onerror="alert(2)"> [x](javascript:alert(3))')
+    chat_model.enqueue('<script>alert(1)</script> <img src=x onerror="alert(2)">'
+                       ' [x](javascript:alert(3))')
     r = chat(client, '<script>alert("u")</script><img src=x onerror=alert(4)>')
     body = r.data.decode()
     assert "<script>" not in body and "<img" not in body

@@ -1,0 +1,35 @@
+# MemoryOS Playground: the Flask web app served by gunicorn on port 8000.
+FROM python:3.11-slim
+
+# llama-cpp-python (the embedded local chat model) compiles from source.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends build-essential cmake \
+    && rm -rf /var/lib/apt/lists/*
+
+# CPU-only torch wheels (the embedder runs on the CPU); override to use another index.
+ARG PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu
+ENV PIP_EXTRA_INDEX_URL=${PIP_EXTRA_INDEX_URL} \
+    PIP_NO_CACHE_DIR=1 \
+    PYTHONUNBUFFERED=1 \
+    HF_HUB_OFFLINE=1 \
+    TRANSFORMERS_OFFLINE=1 \
+    MEMPLAY_ENV=production \
+    MEMPLAY_DATA_DIR=/data
+
+WORKDIR /app
+COPY pyproject.toml setup.py README.md ./
+COPY memoryos_core ./memoryos_core
+COPY webapp ./webapp
+COPY templates ./templates
+COPY static ./static
+RUN pip install . && rm -rf /app/*
+
+RUN useradd --create-home --uid 1000 memplay && mkdir -p /data && chown memplay /data
+USER memplay
+VOLUME ["/data"]
+EXPOSE 8000
+
+# Set MEMPLAY_SECRET_KEY (else a random key is kept in /data/secret_key) and optionally
+# MEMPLAY_CHAT_BASE_URL / MEMPLAY_CHAT_MODEL / MEMPLAY_CHAT_API_KEY for an OpenAI-compatible endpoint.
+# One worker with threads: jobs run in background threads of the process that started them.
+CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--workers", "1", "--threads", "8", "--timeout", "300", "webapp:create_app()"]
