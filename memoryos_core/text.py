@@ -44,7 +44,7 @@ def merge_keywords(groups: Iterable[Iterable[str]], limit: int = 15) -> list[str
     """Union of keyword lists ranked by how many lists name them, then by first appearance."""
     counts: Counter[str] = Counter()
     for group in groups:
-        counts.update(dict.fromkeys(k.strip().lower() for k in group if k.strip()))
+        counts.update(list(dict.fromkeys(k.strip().lower() for k in group if k.strip())))
     return [k for k, _ in counts.most_common(limit)]
 
 
