@@ -113,7 +113,7 @@ class MemoryEngine:
         check_user(user_id)
         with self._user_lock(user_id):
             ctx = self._ctx_for(model)
-            batches = consolidation.consolidate(ctx, user_id, force=True)
+            batches = consolidation.consolidate(ctx, user_id, force=True, progress=progress)
             report = analysis.analyse(ctx, user_id, force=True, progress=progress)
         report["consolidation_batches"] = len(batches)
         return report

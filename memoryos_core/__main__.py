@@ -1,0 +1,7 @@
+"""`python -m memoryos_core` runs the `memoryos` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
