@@ -195,7 +195,7 @@ def _file_plan(
 ) -> dict[str, Any]:
     """Write the plan in one transaction: segments, page links, overview, then eviction."""
     topic_vecs = ctx.embedder.embed([f"{t.summary} {' '.join(t.keywords)}" for t in plan.topics])
-    targets = []
+    targets: list[tuple[Topic, dict[str, Any] | None, str, list[str], Any, float]] = []
     for topic, vec in zip(plan.topics, topic_vecs, strict=True):
         seg, score = _best_segment(ctx, user_id, topic, vec)
         if seg is None:

@@ -80,7 +80,7 @@ def import_dialogue(
                 "imported": plan["total"], "skipped": [], **result}
     ready = plan["exchanges"]
     total = len(ready)
-    vectors = []
+    vectors: list[Any] = []
     for start in range(0, total, EMBED_BATCH):
         chunk = ready[start : start + EMBED_BATCH]
         vectors.extend(ctx.embedder.embed([n.page_text for n, _ in chunk]))

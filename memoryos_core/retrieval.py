@@ -141,7 +141,8 @@ def _assemble(
 
     def take(name: str, header: str, lines: list[str]) -> list[int]:
         nonlocal left
-        kept, taken = [], []
+        kept: list[str] = []
+        taken: list[int] = []
         cost = count_tokens(header)
         for i, line in enumerate(lines):
             need = count_tokens(line) + (cost if not kept else 0)
@@ -169,11 +170,11 @@ def _assemble(
     chosen = take("pages", "## Relevant past conversation", lines)
     for i in chosen:
         ranked[i]["selected"] = True
-        ranked[i]["reason"] = "in budget, rank %d" % (i + 1)
+        ranked[i]["reason"] = f"in budget, rank {i + 1}"
     if chosen:  # pages read in time order
-        name, body = sections[-1]
+        name, body_lines = sections[-1]
         order = sorted(chosen, key=lambda i: (page_rows[ranked[i]["id"]]["ts"], ranked[i]["id"]))
-        sections[-1] = (name, [body[0], *(lines[i] for i in order)])
+        sections[-1] = (name, [body_lines[0], *(lines[i] for i in order)])
         overviews = list(dict.fromkeys(page_rows[ranked[i]["id"]]["overview"] for i in order))
         take("overview", "## Conversation context", [o for o in overviews if o][:2])
     parts = [{"name": name, "tokens": count_tokens("\n".join(body)), "items": len(body) - 1}

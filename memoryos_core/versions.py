@@ -140,15 +140,16 @@ def load_document(
                          f" VALUES (?, ?{', ?' * len(values)})", (seg["id"], user_id, *values))
             new_id = seg["id"]
         else:
-            new_id = conn.execute(f"INSERT INTO segments (user_id, {', '.join(SEGMENT_COLUMNS[1:])})"
-                                  f" VALUES (?{', ?' * len(values)})", (user_id, *values)).lastrowid
+            new_id = conn.execute(
+                f"INSERT INTO segments (user_id, {', '.join(SEGMENT_COLUMNS[1:])})"
+                f" VALUES (?{', ?' * len(values)})", (user_id, *values)).lastrowid
         seg_map[seg["id"]] = new_id
         if seg.get("vector"):
             ctx.store.put_vector(conn, user_id, "segment", int(new_id or 0), _unb64(seg["vector"]))
-    ex_map: dict[int, int | None] = {}
+    ex_map: dict[Any, int | None] = {}
     for ex in doc["exchanges"]:
         row = dict(ex, segment_id=seg_map.get(ex["segment_id"]) if ex["segment_id"] else None)
-        cols = EXCHANGE_COLUMNS if keep_ids else EXCHANGE_COLUMNS[1:]
+        cols: tuple[str, ...] = EXCHANGE_COLUMNS if keep_ids else EXCHANGE_COLUMNS[1:]
         values = [row[c] for c in cols]
         new_id = conn.execute(f"INSERT INTO exchanges (user_id, {', '.join(cols)}) VALUES"
                               f" (?{', ?' * len(values)})", (user_id, *values)).lastrowid
@@ -161,16 +162,19 @@ def load_document(
             conn.execute("UPDATE exchanges SET prev_id = ?, next_id = ? WHERE id = ?",
                          (ex_map.get(src["prev_id"]), ex_map.get(src["next_id"]), new))
     for fact in doc["facts"]:
-        sources = json.loads(fact["sources"]) if isinstance(fact["sources"], str) else fact["sources"]
+        sources = (json.loads(fact["sources"]) if isinstance(fact["sources"], str)
+                   else fact["sources"])
         sources = sources if keep_ids else [ex_map.get(s, s) for s in sources]
         row = dict(fact, sources=json.dumps(sources))
-        cols = FACT_COLUMNS if keep_ids else FACT_COLUMNS[1:]
-        new_id = conn.execute(f"INSERT INTO facts (user_id, {', '.join(cols)}) VALUES"
-                              f" (?{', ?' * len(cols)})", (user_id, *[row[c] for c in cols])).lastrowid
+        fcols: tuple[str, ...] = FACT_COLUMNS if keep_ids else FACT_COLUMNS[1:]
+        new_id = conn.execute(f"INSERT INTO facts (user_id, {', '.join(fcols)}) VALUES"
+                              f" (?{', ?' * len(fcols)})",
+                              (user_id, *[row[c] for c in fcols])).lastrowid
         if fact.get("vector"):
             ctx.store.put_vector(conn, user_id, "fact", int(new_id or 0), _unb64(fact["vector"]))
     for dim in doc["profile"]:
-        evidence = json.loads(dim["evidence"]) if isinstance(dim["evidence"], str) else dim["evidence"]
+        evidence = (json.loads(dim["evidence"]) if isinstance(dim["evidence"], str)
+                    else dim["evidence"])
         evidence = evidence if keep_ids else [ex_map.get(e, e) for e in evidence]
         row = dict(dim, evidence=json.dumps(evidence))
         conn.execute(f"INSERT INTO profile (user_id, {', '.join(PROFILE_COLUMNS)}) VALUES"
@@ -180,7 +184,8 @@ def load_document(
     last = st.get("last_page_id")
     conn.execute("INSERT INTO user_state (user_id, overview, last_page_id, updated_at)"
                  " VALUES (?, ?, ?, ?)", (user_id, st.get("overview") or "",
-                                          last if keep_ids else ex_map.get(last), time.time()))
+                                          last if keep_ids or last is None else ex_map.get(last),
+                                          time.time()))
     for tr in doc.get("traces", []):
         target = tr["exchange_id"] if keep_ids else ex_map.get(tr["exchange_id"])
         if target is not None:

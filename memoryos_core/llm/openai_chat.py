@@ -71,8 +71,9 @@ class OpenAIChatModel:
                 max_tokens=max_tokens, temperature=temperature, stream=True,
             )
             for chunk in chunks:
-                if chunk.choices and chunk.choices[0].delta.content:
-                    yield chunk.choices[0].delta.content
+                choices = getattr(chunk, "choices", None)
+                if choices and choices[0].delta.content:
+                    yield choices[0].delta.content
         except self._openai.OpenAIError as exc:
             raise ModelError(f"chat model {self.name!r} failed: {_describe(exc)}") from exc
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import faiss
 import numpy as np
@@ -35,7 +35,7 @@ class VectorIndex(Protocol):
 class _Namespace:
     epoch: int
     seq: int
-    index: faiss.Index
+    index: Any
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
     approximate: bool = False
 
@@ -55,7 +55,7 @@ class FaissVectorIndex:
         epoch = self.store.vector_epoch(user_id, kind)
         space = self._spaces.get(key)
         if space is None or space.epoch != epoch:
-            space = _Namespace(epoch=epoch, seq=0, index=None)  # type: ignore[arg-type]
+            space = _Namespace(epoch=epoch, seq=0, index=None)
             self._spaces[key] = space
         elif self.store.max_vector_seq(user_id, kind) == space.seq:
             return space
@@ -82,6 +82,7 @@ class FaissVectorIndex:
         ids = np.fromiter(space.vectors.keys(), dtype=np.int64, count=len(space.vectors))
         mat = np.ascontiguousarray(np.vstack(list(space.vectors.values())), dtype=np.float32)
         dim = mat.shape[1]
+        base: Any
         if len(ids) > HNSW_THRESHOLD:
             base = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
             base.hnsw.efSearch = 128
