@@ -60,9 +60,11 @@ def retrieve(
             (user_id,))]
         vector_hits = ctx.index.search(user_id, "page", qvec, cfg.top_pages * 3, among=candidate_ids)
     else:  # "flat": the baseline, top pages by cosine over all mid-term pages
-        mids = [r["id"] for r in ctx.store.query(
-            "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'mid'", (user_id,))]
-        vector_hits = ctx.index.search(user_id, "page", qvec, cfg.top_pages * 3, among=mids)
+        # Short-term exchanges are in the page index too: over-fetch, then keep mid-term ones.
+        short = {r["id"] for r in ctx.store.query(
+            "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'short'", (user_id,))}
+        hits = ctx.index.search(user_id, "page", qvec, cfg.top_pages * 3 + len(short))
+        vector_hits = [h for h in hits if h[0] not in short][: cfg.top_pages * 3]
 
     fused: dict[int, dict[str, Any]] = {}
     for rank, (pid, score) in enumerate(vector_hits, start=1):
