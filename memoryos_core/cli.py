@@ -270,7 +270,7 @@ def cmd_serve_model(rt: Runtime) -> int:
     if not 0 < rt.args.port < 65536:
         raise InvalidInput(f"port {rt.args.port} is not between 1 and 65535")
     try:
-        from .serve import serve_model  # type: ignore[attr-defined]
+        from .serve import serve_model
     except ImportError as exc:
         raise InvalidInput(f"serve-model is not available: {exc}") from None
     serve_model(rt.args.port, rt.args.host)
