@@ -63,6 +63,16 @@ class MemoryEngine:
                                      f" unavailable: {exc}") from exc
             return self._chat_model
 
+    @property
+    def default_model_name(self) -> str | None:
+        """Name of the configured chat model, or None when the embedded one will be used."""
+        return None if self._chat_model is None else self._chat_model.name
+
+    @property
+    def configured_chat_model(self) -> ChatModel | None:
+        """The chat model given to the engine (None: the embedded model, loaded on demand)."""
+        return self._chat_model
+
     def _ctx_for(self, model: ChatModel | None) -> Context:
         return self.ctx if model is None else dataclasses.replace(self.ctx,
                                                                   chat_model=lambda: model)
@@ -225,6 +235,18 @@ class MemoryEngine:
     def state(self, user_id: str) -> dict[str, Any]:
         """Every tier with counts, capacities, heat terms, pages and links: JSON-ready."""
         return state.build_state(self.ctx, check_user(user_id))
+
+    def segment(self, user_id: str, segment_id: int) -> dict[str, Any]:
+        """One segment with heat terms and its pages (NotFound for another user's)."""
+        return state.one_segment(self.ctx, check_user(user_id), segment_id)
+
+    def page(self, user_id: str, page_id: int) -> dict[str, Any]:
+        """One exchange or page with chain links and what it supports in long-term memory."""
+        return state.one_page(self.ctx, check_user(user_id), page_id)
+
+    def recent_exchanges(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The newest exchanges of every tier, oldest first (a chat history)."""
+        return state.recent_exchanges(self.ctx, check_user(user_id), limit)
 
     def profile(self, user_id: str) -> dict[str, Any]:
         """The stored structured profile grouped by family."""

@@ -63,8 +63,8 @@ def retrieve(
         # Short-term exchanges are in the page index too: over-fetch, then keep mid-term ones.
         short = {r["id"] for r in ctx.store.query(
             "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'short'", (user_id,))}
-        hits = ctx.index.search(user_id, "page", qvec, cfg.top_pages * 3 + len(short))
-        vector_hits = [h for h in hits if h[0] not in short][: cfg.top_pages * 3]
+        flat_hits = ctx.index.search(user_id, "page", qvec, cfg.top_pages * 3 + len(short))
+        vector_hits = [h for h in flat_hits if h[0] not in short][: cfg.top_pages * 3]
 
     fused: dict[int, dict[str, Any]] = {}
     for rank, (pid, score) in enumerate(vector_hits, start=1):

@@ -8,6 +8,7 @@ from typing import Any
 
 from .consolidation import pending_pages
 from .context import Context
+from .errors import NotFound
 from .heat import heat_terms
 from .persona import FAMILIES
 
@@ -23,20 +24,24 @@ def page_view(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def segment_views(ctx: Context, user_id: str, with_pages: bool = True) -> list[dict[str, Any]]:
+def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
+                  segment_id: int | None = None) -> list[dict[str, Any]]:
     """Segments, hottest first, with heat terms and (optionally) their pages in order."""
     now = time.time()
     segments = []
     pages_by_segment: dict[int, list[dict[str, Any]]] = {}
+    only = "" if segment_id is None else " AND segment_id = ?"
+    extra: tuple[int, ...] = () if segment_id is None else (segment_id,)
     if with_pages:
         for row in ctx.store.query(
-                "SELECT * FROM exchanges WHERE user_id = ? AND segment_id IS NOT NULL"
-                " ORDER BY ts, id", (user_id,)):
+                "SELECT * FROM exchanges WHERE user_id = ? AND segment_id IS NOT NULL" + only +
+                " ORDER BY ts, id", (user_id, *extra)):
             pages_by_segment.setdefault(row["segment_id"], []).append(page_view(row))
     for seg in ctx.store.query("SELECT s.*, (SELECT count(*) FROM exchanges e WHERE"
                                " e.segment_id = s.id) AS page_count, (SELECT count(*) FROM"
                                " exchanges e WHERE e.segment_id = s.id AND e.analysed = 0) AS"
-                               " unanalysed FROM segments s WHERE s.user_id = ?", (user_id,)):
+                               " unanalysed FROM segments s WHERE s.user_id = ?" +
+                               only.replace("segment_id", "s.id"), (user_id, *extra)):
         terms = heat_terms(seg, ctx.config, now)
         view = {
             "id": seg["id"], "summary": seg["summary"], "keywords": json.loads(seg["keywords"]),
@@ -115,3 +120,31 @@ def build_state(ctx: Context, user_id: str) -> dict[str, Any]:
             "unanalysed_pages": sum(s["unanalysed_pages"] for s in segments),
         },
     }
+
+
+def one_segment(ctx: Context, user_id: str, segment_id: int) -> dict[str, Any]:
+    """One segment of this user with its pages (NotFound otherwise)."""
+    found = segment_views(ctx, user_id, segment_id=segment_id)
+    if not found:
+        raise NotFound(f"no segment {segment_id}")
+    return found[0]
+
+
+def one_page(ctx: Context, user_id: str, page_id: int) -> dict[str, Any]:
+    """One exchange or page of this user, with the facts and profile rows it supports."""
+    row = ctx.store.query_one("SELECT * FROM exchanges WHERE id = ? AND user_id = ?",
+                              (page_id, user_id))
+    if row is None:
+        raise NotFound(f"no page {page_id}")
+    view = page_view(row)
+    view["facts"] = [dict(f, kind=kind) for kind in ("user", "assistant")
+                     for f in fact_views(ctx, user_id, kind) if page_id in f["sources"]]
+    view["profile"] = [p for p in profile_rows(ctx, user_id) if page_id in p["evidence"]]
+    return view
+
+
+def recent_exchanges(ctx: Context, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest exchanges of any tier, oldest first: the chat history."""
+    rows = ctx.store.query("SELECT * FROM exchanges WHERE user_id = ? ORDER BY ts DESC, id DESC"
+                           " LIMIT ?", (user_id, limit))
+    return [page_view(r) for r in reversed(rows)]

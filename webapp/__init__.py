@@ -14,6 +14,7 @@ from flask_wtf.csrf import CSRFProtect
 from memoryos_core import EngineConfig, MemoryEngine
 
 from . import config as cfg
+from .maintenance import Maintainer
 from .users import UserStore
 
 csrf = CSRFProtect()
@@ -57,6 +58,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["memoryos"] = MemoryEngine(
         data_dir / "memory", chat_model=default_chat_model(app.config),
         embedder=app.config["EMBEDDER"], config=engine_config)
+    app.extensions["memplay_maintainer"] = Maintainer(
+        app.extensions["memoryos"], inline=app.config["MAINTENANCE"] == "inline")
     app.extensions["memplay_users"] = UserStore(data_dir / "users.sqlite3")
     app.extensions["memplay_model_cache"] = {}
 

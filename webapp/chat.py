@@ -12,6 +12,7 @@ from flask import (
     Blueprint,
     Response,
     abort,
+    current_app,
     redirect,
     render_template,
     stream_with_context,
@@ -22,6 +23,7 @@ from flask_login import login_required
 from memoryos_core import InvalidInput, MemoryOSError
 
 from .forms import ChatForm
+from .maintenance import maintainer
 from .models import model_label, user_chat_model
 from .rendering import engine, is_htmx, page, uid, wants_json
 
@@ -41,9 +43,12 @@ def _message() -> str:
 def index() -> Any:
     from flask_login import current_user
 
-    state = engine().state(uid())
-    return render_template("chat.html", form=ChatForm(), history=state["short_term"]["exchanges"],
-                           short_term=state["short_term"], model=model_label(current_user))
+    eng = engine()
+    capacity = eng.config.short_term_capacity
+    history = eng.recent_exchanges(uid(), max(30, capacity))
+    short_term = {"count": sum(1 for e in history if e["tier"] == "short"), "capacity": capacity}
+    return render_template("chat.html", form=ChatForm(), history=history,
+                           short_term=short_term, model=model_label(current_user))
 
 
 @bp.post("/chat")
@@ -52,7 +57,9 @@ def send() -> Any:
     from flask_login import current_user
 
     text = _message()
-    result = engine().chat(uid(), text, model=user_chat_model(current_user))
+    model = user_chat_model(current_user)
+    result = engine().chat(uid(), text, model=model, maintain=False)
+    maintainer(current_app).request(uid(), model)
     exchange = {"id": result["exchange_id"], "user": text, "assistant": result["answer"],
                 "model": result["model"], "source": "chat"}
     if wants_json():
@@ -77,12 +84,14 @@ def stream() -> Any:
 
     text = _message()
     user_id, model, eng = uid(), user_chat_model(current_user), engine()
+    keeper = maintainer(current_app)
     events: queue.Queue[tuple[str, Any]] = queue.Queue()
 
     def work() -> None:
         try:
-            result = eng.chat(user_id, text, model=model,
+            result = eng.chat(user_id, text, model=model, maintain=False,
                               on_token=lambda piece: events.put(("token", piece)))
+            keeper.request(user_id, model)
             events.put(("result", result))
         except MemoryOSError as exc:  # the stream has started: errors travel as events
             events.put(("error", {"status": exc.status, "error": str(exc)}))

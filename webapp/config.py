@@ -39,6 +39,7 @@ class BaseConfig:
     ENGINE_SETTINGS: Mapping[str, Any] = {}  # on top of MEMORYOS_<NAME> environment settings
     LOGIN_MAX_FAILURES = 5
     LOGIN_WINDOW_SECONDS = 300
+    MAINTENANCE = "background"  # "inline": consolidate/analyse inside the chat request
     JOB_STALE_SECONDS = 600  # a running job not updated for this long shows as interrupted
 
 
@@ -51,6 +52,7 @@ class TestingConfig(BaseConfig):
     ENV = "testing"
     TESTING = True
     WTF_CSRF_ENABLED = False
+    MAINTENANCE = "inline"  # deterministic tests
     LOGIN_MAX_FAILURES = 5
 
 

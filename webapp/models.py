@@ -29,7 +29,7 @@ def default_chat_model(config: Mapping[str, Any]) -> ChatModel | None:
 def default_model_info() -> dict[str, Any]:
     """What the default model is, without loading it."""
     engine = current_app.extensions["memoryos"]
-    model = engine._chat_model  # noqa: SLF001 - only read to name it; never triggers a load
+    model = engine.configured_chat_model  # reading it never loads the embedded model
     cfg = current_app.config
     if model is None:
         return {"name": EMBEDDED_NAME, "kind": "embedded", "base_url": None}
