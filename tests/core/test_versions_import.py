@@ -31,8 +31,9 @@ def _without_ids(state):
         for page in seg["pages"]:
             for key in ("id", "segment_id", "prev_id", "next_id"):
                 page.pop(key)
-    for ex in data["short_term"]["exchanges"]:
-        ex.pop("id")
+    for ex in data["short_term"]["exchanges"] + data["mid_term"]["pending_pages"]:
+        for key in ("id", "prev_id", "next_id"):
+            ex.pop(key)
     for kind in ("user_facts", "assistant_facts"):
         for fact in data["long_term"][kind]:
             fact.pop("id"), fact.pop("sources")
