@@ -163,14 +163,17 @@ class LocalChatModel:
             for i in order:
                 if over <= 0:
                     break
-                keep = max(0, sizes[i] - _TEMPLATE_OVERHEAD - over)
-                msgs[i]["content"] = self._truncate(llama, msgs[i]["content"], keep,
-                                                    keep_tail=True)
-                new = size(msgs[i])
-                over -= sizes[i] - new
-                sizes[i] = new
+                # 3 tokens of margin: the "…" mark and re-tokenising at the cut
+                keep = sizes[i] - _TEMPLATE_OVERHEAD - over - 3
+                cut = self._truncate(llama, msgs[i]["content"], keep, keep_tail=True) \
+                    if keep > 8 else ""
+                new = size({"role": msgs[i]["role"], "content": cut}) if cut else 0
+                if new < sizes[i]:
+                    msgs[i]["content"] = cut
+                    over -= sizes[i] - new
+                    sizes[i] = new
             if over > 0:
-                keep = max(1, sizes[-1] - _TEMPLATE_OVERHEAD - over)
+                keep = max(1, sizes[-1] - _TEMPLATE_OVERHEAD - over - 6)
                 msgs[-1]["content"] = self._truncate(llama, msgs[-1]["content"], keep,
                                                      keep_tail=False)
             return [m for m in msgs if m["content"]], max_tokens
