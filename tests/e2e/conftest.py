@@ -33,7 +33,7 @@ PASSWORD = "correct horse battery"
 # Paper defaults for the short-term queue (7); small consolidation batches so segments form
 # within a few turns; extractive maintenance (no model calls); short answers for the local model.
 ENGINE = {"consolidation": "extractive", "analysis": "extractive", "short_term_capacity": 7,
-          "consolidation_batch": 2, "answer_max_tokens": 32}
+          "consolidation_batch": 3, "answer_max_tokens": 32}
 WAIT = 60_000  # ms: generous for a shared, noisy machine, but bounded
 
 

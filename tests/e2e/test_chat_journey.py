@@ -78,6 +78,7 @@ def test_chat_ten_turns_fill_memory_and_explain_answers(page: Page, user, fake_o
     expect(used.first).to_be_visible()
     expect(pages_card).to_contain_text("cello")
     expect(page.locator(".ctx-bar .ctx-part").first).to_be_visible()
+    expect(page.get_by_text("built-in method")).to_have_count(0)  # prompt parts show counts
     screenshot(page, "trace")
     link = used.first.get_by_role("link")
     page_id = link.inner_text()
