@@ -67,6 +67,7 @@ def test_analysis_forced_profile_with_evidence_links(page: Page, user) -> None:
     page.get_by_role("navigation").get_by_role("link", name="Profile").click()
     expect(page.get_by_role("heading", name=re.compile("^Profile"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"[1-9]\d* dimensions stored"))).to_be_visible()
+    expect(page.get_by_role("heading", name="AI alignment preferences", exact=True)).to_be_visible()
     interests = page.locator("section.card").filter(
         has=page.get_by_role("heading", name="Content interests"))
     music = interests.locator("tbody tr").filter(
