@@ -162,12 +162,23 @@ def _enforce_fact_capacity(ctx: Context, conn: Any, user_id: str, kind: str) -> 
             (user_id, kind, extra))
 
 
+_LABELS: dict[str, np.ndarray] = {}
+
+
+def _interest_vectors(embedder: Any) -> np.ndarray:
+    """Embeddings of the content-interest names, computed once per embedder."""
+    if embedder.name not in _LABELS:
+        _LABELS[embedder.name] = embedder.embed(
+            [f"The user talks about {name.lower()}." for name in FAMILIES["content interests"]])
+    return _LABELS[embedder.name]
+
+
 def extractive_profile(
     ctx: Context, user_id: str, chunk: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """Content interests from embedding similarity of pages to interest names (no chat model)."""
     interests = list(FAMILIES["content interests"])
-    labels = ctx.embedder.embed([f"The user talks about {name.lower()}." for name in interests])
+    labels = _interest_vectors(ctx.embedder)
     ids = [int(p["id"]) for p in chunk]
     page_vecs = ctx.index.vectors_of(user_id, "page", ids)
     out = []

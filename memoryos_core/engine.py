@@ -25,6 +25,22 @@ from .text import count_tokens, strip_think, truncate_tokens
 Progress = Callable[[int, int, str], None]
 
 
+def staged(progress: Progress | None,
+           spans: dict[str, tuple[int, int]]) -> Progress | None:
+    """Map per-phase progress onto one 0-100 scale, so a bar never runs backwards."""
+    if progress is None:
+        return None
+    reported = [0]
+
+    def report(done: int, total: int, phase: str) -> None:
+        start, end = spans.get(phase, (reported[0], reported[0]))
+        value = start + (end - start) * done // max(total, 1)
+        reported[0] = max(reported[0], value)
+        progress(reported[0], 100, phase)
+
+    return report
+
+
 def check_user(user_id: Any) -> str:
     """A user id is an opaque non-empty string; it never becomes a path."""
     if not isinstance(user_id, str) or not user_id.strip() or len(user_id) > 200:
@@ -123,8 +139,11 @@ class MemoryEngine:
         check_user(user_id)
         with self._user_lock(user_id):
             ctx = self._ctx_for(model)
-            batches = consolidation.consolidate(ctx, user_id, force=True, progress=progress)
-            report = analysis.analyse(ctx, user_id, force=True, progress=progress)
+            stages = staged(progress, {"consolidation": (0, 40), "analysis": (40, 100)})
+            batches = consolidation.consolidate(ctx, user_id, force=True, progress=stages)
+            report = analysis.analyse(ctx, user_id, force=True, progress=stages)
+        if progress:
+            progress(100, 100, "done")
         report["consolidation_batches"] = len(batches)
         return report
 
@@ -244,6 +263,12 @@ class MemoryEngine:
         """One exchange or page with chain links and what it supports in long-term memory."""
         return state.one_page(self.ctx, check_user(user_id), page_id)
 
+    def short_term_fill(self, user_id: str) -> dict[str, int]:
+        """How full short-term memory is: count and capacity."""
+        count = self.store.scalar("SELECT count(*) FROM exchanges WHERE user_id = ? AND tier ="
+                                  " 'short'", (check_user(user_id),))
+        return {"count": int(count or 0), "capacity": self.config.short_term_capacity}
+
     def recent_exchanges(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The newest exchanges of every tier, oldest first (a chat history)."""
         return state.recent_exchanges(self.ctx, check_user(user_id), limit)
@@ -301,14 +326,18 @@ class MemoryEngine:
     ) -> dict[str, Any]:
         """Validate a dialogue (any supported format), admit it as one unit, then file it."""
         with self._user_lock(check_user(user_id)):
+            stages = staged(progress, {"embedding": (0, 30), "stored": (30, 35),
+                                       "consolidation": (35, 80), "analysis": (80, 100)})
             report = importing.import_dialogue(self.ctx, user_id, source, fmt, speaker,
-                                               progress, select)
+                                               stages, select)
             if maintain and report.get("exchange_ids"):
                 ctx = self._ctx_for(model)
-                batches = consolidation.consolidate(ctx, user_id, force=False, progress=progress)
+                batches = consolidation.consolidate(ctx, user_id, force=False, progress=stages)
                 report["consolidation_batches"] = len(batches)
                 report["analysis"] = analysis.analyse(ctx, user_id, force=False,
-                                                      progress=progress)
+                                                      progress=stages)
+            if progress:
+                progress(100, 100, "done")
         return report
 
     def preview_import(self, user_id: str, source: Any, fmt: str = "auto",

@@ -44,9 +44,8 @@ def index() -> Any:
     from flask_login import current_user
 
     eng = engine()
-    capacity = eng.config.short_term_capacity
-    history = eng.recent_exchanges(uid(), max(30, capacity))
-    short_term = {"count": sum(1 for e in history if e["tier"] == "short"), "capacity": capacity}
+    history = eng.recent_exchanges(uid(), 30)
+    short_term = eng.short_term_fill(uid())
     return render_template("chat.html", form=ChatForm(), history=history,
                            short_term=short_term, model=model_label(current_user))
 
@@ -65,7 +64,8 @@ def send() -> Any:
     if wants_json():
         return page("_exchange.html", exchange=exchange)
     if is_htmx():
-        return render_template("_exchange.html", exchange=exchange)
+        return render_template("_exchange.html", exchange=exchange,
+                               gauge_update=engine().short_term_fill(uid()))
     return redirect(url_for("chat.index"))
 
 
@@ -115,8 +115,9 @@ def stream() -> Any:
                             "assistant": data["answer"], "model": data["model"],
                             "source": "chat"}
                 yield _sse("done", {"exchange_id": data["exchange_id"], "model": data["model"],
-                                    "html": render_template("_exchange.html",
-                                                            exchange=exchange)})
+                                    "html": render_template(
+                                        "_exchange.html", exchange=exchange,
+                                        gauge_update=eng.short_term_fill(user_id))})
                 return
 
     return Response(stream_with_context(generate()), mimetype="text/event-stream",

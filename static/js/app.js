@@ -20,6 +20,12 @@
     if (hint) hint.remove();
     var holder = document.createElement("div");
     holder.innerHTML = html; // server-rendered fragment: escaped text and nh3-cleaned Markdown
+    // Out-of-band parts (the short-term gauge) replace the element with the same id.
+    holder.querySelectorAll("[hx-swap-oob]").forEach(function (part) {
+      var target = document.getElementById(part.id);
+      part.removeAttribute("hx-swap-oob");
+      if (target) target.replaceWith(part); else part.remove();
+    });
     while (holder.firstChild) box.appendChild(holder.firstChild);
     if (window.htmx) window.htmx.process(box);
     scrollMessages();

@@ -45,6 +45,8 @@ def test_chat_ten_turns_fill_memory_and_explain_answers(page: Page, user, fake_o
     assert all(r["body"].get("stream") for r in fake_openai.completions())  # the SSE path
     assert fake_openai.completions()[-1]["body"]["model"] == "fake-gpt"
 
+    # the gauge follows the chat live (out-of-band part of each answer)
+    expect(gauge(page, "Exchanges").locator(".num")).to_have_text("7 / 7")
     page.reload()  # the server-rendered gauge: short-term memory is at capacity
     expect(gauge(page, "Exchanges")).to_have_attribute("aria-valuenow", "7")
     expect(gauge(page, "Exchanges").locator(".num")).to_have_text("7 / 7")
