@@ -1,0 +1,71 @@
+"""The benchmark harness runs at its --quick sizes and its numbers are sane (not timed)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is not installed
+
+from benchmarks import cost, locomo_eval, overhead, retrieval  # noqa: E402
+from benchmarks.common import locomo_path  # noqa: E402
+
+
+@pytest.fixture
+def out(tmp_path):
+    return tmp_path / "results"
+
+
+def test_benchmarks_retrieval_reports_latency_and_floor(embedder, out):
+    result = retrieval.run([1000], n_queries=10, emb=embedder, out=out)
+    for key in ("pages", "p50_ms", "p95_ms", "floor_p50_ms", "p50_no_embed_ms", "open_store_s",
+                "ratio_p50", "machine", "versions", "settings", "date"):
+        assert key in result
+    assert result["pages"] == 1000
+    assert 0 < result["p50_ms"] <= result["p95_ms"]
+    assert result["floor_p50_ms"] > 0 and result["pages_selected_median"] > 0
+    assert (out / "retrieval.json").exists() and (out / "retrieval.md").exists()
+
+
+def test_benchmarks_overhead_counts_maintenance_calls(embedder, out):
+    result = overhead.run(turns=20, emb=embedder, out=out)
+    assert 0 < result["p50_ms"] <= result["p95_ms"]
+    assert result["model_calls"]["answer"] == 21  # 20 turns + the warm-up
+    assert result["model_calls"].get("consolidation", 0) >= 1
+
+
+@pytest.mark.skipif(not locomo_path().exists(), reason="LoCoMo dev subset not present")
+def test_benchmarks_cost_counts_calls_per_exchange(embedder, out):
+    result = cost.run(None, conversations=1, sessions=3, mode="chat", emb=embedder, out=out)
+    assert result["admitted"] > 20
+    assert result["by_purpose"]["answer"]["calls"] == result["admitted"]
+    assert result["by_purpose"]["consolidation"]["calls"] >= 1
+    assert 0 < result["maintenance_calls_per_exchange"] < 3
+
+
+@pytest.mark.skipif(not locomo_path().exists(), reason="LoCoMo dev subset not present")
+def test_benchmarks_locomo_recall_is_a_share(embedder, out):
+    result = locomo_eval.run(None, ("extractive",), conversations=1, question_stride=10,
+                             emb=embedder, out=out)
+    summary = result["modes"]["extractive"]["summary"]
+    assert set(summary) == {"memoryos", "flat", "recent", "full"}
+    for entry in summary.values():
+        assert entry["with_evidence"] > 5
+        assert 0.0 <= entry["recall"] <= 1.0
+        assert entry["median_tokens"] > 0
+        assert all(0.0 <= v <= 1.0 for v in entry["by_category"].values())
+    imports = result["modes"]["extractive"]["imports"][0]
+    assert imports["imported"] > 100 and sum(imports["model_calls"].values()) == 0
+
+
+def test_benchmarks_locomo_scoring_follows_official_rules():
+    from benchmarks import locomo_scoring as s
+
+    assert s.score({"category": 4, "answer": "The red bicycle"}, "a red bicycle")["f1"] == 1.0
+    assert s.score({"category": 5, "adversarial_answer": "x"}, "Not mentioned.")["f1"] == 1.0
+    assert s.score({"category": 3, "answer": "yes; because"}, "yes")["f1"] == 1.0
+    multi = s.score({"category": 1, "answer": "Paris, Rome"}, "Paris")["f1"]
+    assert 0.4 < multi < 0.6
+    assert 0 < s.bleu1("red bicycle", "the red bicycle parked") < 1
