@@ -112,6 +112,7 @@ class _Timed:
         self.calls.append({"kind": kind, "s": time.perf_counter() - started, "parses": parses,
                            "prompt_tokens": done.prompt_tokens,
                            "completion_tokens": done.completion_tokens})
+        print(json.dumps(self.calls[-1]), file=sys.stderr, flush=True)  # survives a timeout
         return done
 
     def stream(self, messages: Any, **kwargs: Any) -> Any:

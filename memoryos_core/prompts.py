@@ -43,20 +43,25 @@ def consolidation_messages(
 
 
 def consolidation_schema(n_pages: int) -> dict[str, Any]:
-    """Schema of the consolidation reply; page numbers are an enum so grammars keep them valid."""
+    """Schema of the consolidation reply; page numbers are an enum so grammars keep them valid.
+
+    String and list lengths are bounded so that a grammar-constrained small model cannot run a
+    summary on until `max_tokens` cuts the JSON (which then fails and is retried).
+    """
     return {
         "type": "object",
         "properties": {
             "continues_previous": {"type": "boolean"},
-            "overview": {"type": "string"},
+            "overview": {"type": "string", "minLength": 1, "maxLength": 300},
             "topics": {
                 "type": "array", "minItems": 1, "maxItems": 2,
                 "items": {
                     "type": "object",
                     "properties": {
-                        "summary": {"type": "string"},
-                        "keywords": {"type": "array", "items": {"type": "string"}, "maxItems": 6},
-                        "pages": {"type": "array", "minItems": 1,
+                        "summary": {"type": "string", "minLength": 1, "maxLength": 200},
+                        "keywords": {"type": "array", "maxItems": 6,
+                                     "items": {"type": "string", "maxLength": 30}},
+                        "pages": {"type": "array", "minItems": 1, "maxItems": n_pages,
                                   "items": {"type": "integer",
                                             "enum": list(range(1, n_pages + 1))}},
                     },
@@ -100,8 +105,8 @@ def profile_schema(page_ids: list[int]) -> dict[str, Any]:
                     "properties": {
                         "dimension": {"type": "string", "enum": list(DIMENSIONS)},
                         "level": {"type": "string", "enum": list(LEVELS)},
-                        "reason": {"type": "string"},
-                        "evidence": {"type": "array", "minItems": 1,
+                        "reason": {"type": "string", "minLength": 1, "maxLength": 160},
+                        "evidence": {"type": "array", "minItems": 1, "maxItems": 8,
                                      "items": {"type": "integer", "enum": page_ids}},
                     },
                     "required": ["dimension", "level", "reason", "evidence"],
@@ -153,8 +158,8 @@ def facts_schema(page_ids: list[int]) -> dict[str, Any]:
     fact = {
         "type": "object",
         "properties": {
-            "fact": {"type": "string"},
-            "pages": {"type": "array", "minItems": 1,
+            "fact": {"type": "string", "minLength": 8, "maxLength": 160},
+            "pages": {"type": "array", "minItems": 1, "maxItems": 4,
                       "items": {"type": "integer", "enum": page_ids}},
         },
         "required": ["fact", "pages"],
