@@ -57,7 +57,7 @@ def comparable(state):
     data = _without_ids(state)
     for page in data["mid_term"]["pending_pages"]:
         for key in ("id", "segment_id", "prev_id", "next_id"):
-            page.pop(key)
+            page.pop(key, None)
     return data
 
 
