@@ -34,6 +34,9 @@ SETTINGS: tuple[tuple[str, Any, str], ...] = (
      " 'extractive' (no chat model)."),
     ("consolidation_batch", 7, "Pending pages gathered before one consolidation call."),
     ("analysis", "llm", "How hot segments feed long-term memory: 'llm' or 'extractive'."),
+    ("import_analysis", "inline", "After an import: 'inline' analyses the hot segments in the"
+     " import job; 'deferred' leaves them to the next turn or a forced analysis (much faster"
+     " with the small embedded model)."),
     ("structured_retries", 2, "Retries of a structured (JSON) model call before falling back."),
     ("fact_merge_similarity", 0.95, "Facts at or above this cosine similarity are merged."),
     ("version_retention", 50, "Versions (snapshots) kept per user; older ones are deleted."),
@@ -45,6 +48,7 @@ SETTING_NAMES = tuple(name for name, _, _ in SETTINGS)
 CHOICES: dict[str, tuple[str, ...]] = {
     "consolidation": ("llm", "extractive"),
     "analysis": ("llm", "extractive"),
+    "import_analysis": ("inline", "deferred"),
 }
 
 
@@ -68,6 +72,7 @@ class EngineConfig:
     consolidation: str = "llm"
     consolidation_batch: int = 7
     analysis: str = "llm"
+    import_analysis: str = "inline"
     structured_retries: int = 2
     fact_merge_similarity: float = 0.95
     version_retention: int = 50

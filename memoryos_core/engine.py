@@ -334,8 +334,9 @@ class MemoryEngine:
                 ctx = self._ctx_for(model)
                 batches = consolidation.consolidate(ctx, user_id, force=False, progress=stages)
                 report["consolidation_batches"] = len(batches)
-                report["analysis"] = analysis.analyse(ctx, user_id, force=False,
-                                                      progress=stages)
+                if self.config.import_analysis == "inline":
+                    report["analysis"] = analysis.analyse(ctx, user_id, force=False,
+                                                          progress=stages)
             if progress:
                 progress(100, 100, "done")
         return report
