@@ -2,7 +2,7 @@
 
 Each variant runs in a fresh `python -c` process that builds the host, admits one exchange and
 runs one retrieval (so the embedder is loaded and used), then reports its peak RSS
-(ru_maxrss). Start-up = wall time from spawning the process to that first retrieval done.
+(VmHWM). Start-up = wall time from spawning the process to that first retrieval done.
 Baseline in the same run: a bare interpreter (`python -c pass`). The web app variant is skipped
 with a message when `webapp.create_app` cannot be imported. `--local-model` adds variants that
 also load the embedded chat model and make one call.
@@ -25,6 +25,11 @@ PRELUDE = """
 import json, os, resource, sys, time
 t0 = time.perf_counter()
 data = sys.argv[1]
+def hwm():  # VmHWM resets on exec; ru_maxrss would carry the parent's peak over
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 """
 ENGINE = """
 from memoryos_core import EngineConfig, MemoryEngine
@@ -49,8 +54,7 @@ FINISH = """
 engine.add_exchange("bench", "I adopted a cat called Miso.", "Lovely name!")
 engine.retrieve("bench", "What is my cat called?", record=False)
 ready = time.perf_counter() - t0
-print(json.dumps({"ready_in_process_s": ready, "http_status": status,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(json.dumps({"ready_in_process_s": ready, "http_status": status, "peak_rss_mb": hwm()}))
 """
 
 
@@ -81,8 +85,7 @@ def webapp_importable() -> str | None:
 
 def run(local_model: bool = False, repeats: int = 1, out: Path | None = None,
         write: bool = True, timeout: float = 300) -> dict[str, Any]:
-    bare = "import json, resource; print(json.dumps({'peak_rss_mb': resource.getrusage(" \
-           "resource.RUSAGE_SELF).ru_maxrss / 1024}))"
+    bare = PRELUDE + "print(json.dumps({'peak_rss_mb': hwm()}))"
     variants: dict[str, str | None] = {
         "bare_python": bare, "engine": PRELUDE + ENGINE + FINISH, "webapp": None}
     why_not = webapp_importable()
