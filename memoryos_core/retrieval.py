@@ -15,6 +15,21 @@ RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
 PAGE_LINE_TOKENS = 220
 
 
+COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of all exchanges ranks nothing
+
+
+def _distinctive(ctx: Context, words: list[str]) -> list[str]:
+    """Keywords that are not in a large share of the stored exchanges (cheap BM25 pre-filter)."""
+    if not words:
+        return []
+    total = int(ctx.store.scalar("SELECT max(id) FROM exchanges") or 0)
+    marks = ",".join("?" * len(words))
+    doc = {r["term"]: r["doc"] for r in ctx.store.query(
+        f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({marks})", words)}
+    limit = max(50, COMMON_TERM_SHARE * total)
+    return [w for w in words if doc.get(w, 0) <= limit]
+
+
 def _fts_query(words: list[str]) -> str:
     """An FTS5 OR-query of quoted keywords (quotes keep user text from being FTS syntax)."""
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
@@ -73,11 +88,12 @@ def retrieve(
     for rank, (pid, score) in enumerate(vector_hits, start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
-    if strategy == "memoryos" and qkws:
+    fts_words = _distinctive(ctx, qkws) if strategy == "memoryos" else []
+    if fts_words:
         hits = ctx.store.query(
             "SELECT e.id FROM exchanges_fts f JOIN exchanges e ON e.id = f.rowid WHERE"
             " exchanges_fts MATCH ? AND e.user_id = ? AND e.tier = 'mid' ORDER BY bm25(exchanges_fts)"
-            " LIMIT ?", (_fts_query(qkws), user_id, cfg.top_pages * 3))
+            " LIMIT ?", (_fts_query(fts_words), user_id, cfg.top_pages * 3))
         for rank, row in enumerate(hits, start=1):
             entry = fused.setdefault(row["id"], {"id": row["id"], "fused": 0.0})
             entry["keyword_rank"] = rank
@@ -105,7 +121,8 @@ def retrieve(
                  assistant=row["assistant_text"], fused=round(p["fused"], 5))
         p.setdefault("selected", False)
     return {
-        "query": query, "query_keywords": qkws, "strategy": strategy,
+        "query": query, "query_keywords": qkws, "keyword_search_terms": fts_words,
+        "strategy": strategy,
         "segments": segments[: max(cfg.top_segments * 2, 10)],
         "pages": pages, "facts": facts, "profile": profile,
         "used_segments": used_segments, "token_budget": budget,

@@ -166,4 +166,8 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (user_id, purpose)
     );
     """,
+    # 2: document frequencies of FTS terms, so retrieval can skip terms that match everything.
+    """
+    CREATE VIRTUAL TABLE exchanges_vocab USING fts5vocab(exchanges_fts, 'row');
+    """,
 )

@@ -61,16 +61,15 @@ class FaissVectorIndex:
             return space
         ids, vecs, seq = self.store.vectors_since(user_id, kind, space.seq)
         if len(ids):
-            replaced = [int(i) for i in ids if int(i) in space.vectors]
+            replaced = any(int(i) in space.vectors for i in ids)
             for item, vec in zip(ids.tolist(), vecs, strict=True):
                 space.vectors[int(item)] = vec
-            if space.index is None or replaced:
-                self._rebuild(space)
-            else:
-                space.index.add_with_ids(np.ascontiguousarray(vecs), ids)
-            if space.index is not None and not space.approximate and \
-                    len(space.vectors) > HNSW_THRESHOLD:
-                self._rebuild(space)
+            if space.index is not None:
+                crossed = not space.approximate and len(space.vectors) > HNSW_THRESHOLD
+                if replaced or crossed:
+                    space.index = None  # rebuilt by the next full search
+                else:
+                    space.index.add_with_ids(np.ascontiguousarray(vecs), ids)
         space.seq = seq
         return space
 
@@ -101,7 +100,7 @@ class FaissVectorIndex:
         """(item id, inner product) pairs, best first, optionally among some ids only."""
         with self._lock:
             space = self._sync(user_id, kind)
-            if space.index is None or k <= 0:
+            if not space.vectors or k <= 0:
                 return []
             q = np.asarray(query, dtype=np.float32).reshape(1, -1)
             if among is not None:
@@ -113,6 +112,8 @@ class FaissVectorIndex:
                 scores = mat @ q[0]
                 order = np.argsort(-scores)[:k]
                 return [(wanted[j], float(scores[j])) for j in order]
+            if space.index is None:  # built on the first full search, not on open
+                self._rebuild(space)
             k = min(k, space.index.ntotal)
             scores, ids = space.index.search(q, k)
             return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
