@@ -170,7 +170,7 @@ def make_engine(data_dir: str | Path, model: Any = None, emb: Any = None, **sett
     """A MemoryEngine over `data_dir` with the shared embedder and some settings changed."""
     from memoryos_core import EngineConfig, MemoryEngine
 
-    config = EngineConfig().replace(**settings)
+    config = EngineConfig.from_env().replace(**settings)  # MEMORYOS_<NAME> apply too
     return MemoryEngine(data_dir, chat_model=model, embedder=emb or embedder(), config=config)
 
 
