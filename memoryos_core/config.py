@@ -32,7 +32,8 @@ SETTINGS: tuple[tuple[str, Any, str], ...] = (
     ("memory_token_budget", 1200, "Token budget for the memory part of the answer prompt."),
     ("consolidation", "llm", "How pages become segments: 'llm' (one JSON call per batch) or"
      " 'extractive' (no chat model)."),
-    ("consolidation_batch", 7, "Pending pages gathered before one consolidation call."),
+    ("consolidation_batch", 12, "Pending pages gathered before one consolidation call (12: with"
+     " the embedded model a LoCoMo conversation files in half the time of 7, with fewer retries)."),
     ("analysis", "llm", "How hot segments feed long-term memory: 'llm' or 'extractive'."),
     ("import_analysis", "inline", "After an import: 'inline' analyses the hot segments in the"
      " import job; 'deferred' leaves them to the next turn or a forced analysis (much faster"
@@ -70,7 +71,7 @@ class EngineConfig:
     top_facts: int = 10
     memory_token_budget: int = 1200
     consolidation: str = "llm"
-    consolidation_batch: int = 7
+    consolidation_batch: int = 12
     analysis: str = "llm"
     import_analysis: str = "inline"
     structured_retries: int = 2

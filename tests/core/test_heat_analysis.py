@@ -117,6 +117,8 @@ def test_forced_analysis_without_model_gives_structured_profile(engine):
     for i, (u, a) in enumerate(TOPICS * 2):
         engine.add_exchange("u1", f"{u} [{i}]", a, timestamp=1_700_000_000 + i * 60)
     report = engine.force_analysis("u1")
-    assert report["pages"] == 13
+    state = engine.state("u1")
+    assert report["pages"] >= 1 and state["pending_work"]["unanalysed_pages"] == 0
+    assert state["mid_term"]["page_count"] == 13 and not state["mid_term"]["pending_pages"]
     rows = engine.state("u1")["long_term"]["profile"]
     assert rows and all(r["level"] in ("High", "Medium", "Low") and r["evidence"] for r in rows)
