@@ -77,17 +77,24 @@ def retrieve(
             "SELECT id FROM exchanges WHERE segment_id IS NULL AND +user_id = ? AND"
             " +tier = 'mid'", (user_id,))]
         vector_hits = ctx.index.search(user_id, "page", qvec, cfg.top_pages * 3, among=candidate_ids)
+        # Pages outside the chosen segments keep their rank over the whole mid-term memory, so
+        # a page filed under a segment whose summary misses the query (small models write weak
+        # summaries) stays reachable; a page inside them is ranked once, among their pages.
+        inside = set(candidate_ids)
+        global_hits = [(rank, pid, score) for rank, (pid, score)
+                       in enumerate(_flat_hits(ctx, user_id, qvec, cfg.top_pages * 3), start=1)
+                       if pid not in inside]
     else:  # "flat": the baseline, top pages by cosine over all mid-term pages
-        # Short-term exchanges are in the page index too: over-fetch, then keep mid-term ones.
-        short = {r["id"] for r in ctx.store.query(
-            "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'short'", (user_id,))}
-        flat_hits = ctx.index.search(user_id, "page", qvec, cfg.top_pages * 3 + len(short))
-        vector_hits = [h for h in flat_hits if h[0] not in short][: cfg.top_pages * 3]
+        vector_hits, global_hits = _flat_hits(ctx, user_id, qvec, cfg.top_pages * 3), []
 
     fused: dict[int, dict[str, Any]] = {}
     for rank, (pid, score) in enumerate(vector_hits, start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
+    for rank, pid, score in global_hits:
+        entry = fused.setdefault(pid, {"id": pid, "vector_score": round(score, 4), "fused": 0.0})
+        entry["global_rank"] = rank
+        entry["fused"] += 1 / (RRF_K + rank)
     fts_words = _distinctive(ctx, qkws) if strategy == "memoryos" else []
     if fts_words:
         hits = ctx.store.query(
@@ -130,6 +137,14 @@ def retrieve(
         "timings_ms": {"embed": round(embed_ms, 2),
                        "total": round((time.perf_counter() - started) * 1000, 2)},
     }
+
+
+def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int) -> list[tuple[int, float]]:
+    """Top mid-term pages by cosine over all of them (short-term rows are in the index too)."""
+    short = {r["id"] for r in ctx.store.query(
+        "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'short'", (user_id,))}
+    hits = ctx.index.search(user_id, "page", qvec, k + len(short))
+    return [h for h in hits if h[0] not in short][:k]
 
 
 def _rows(ctx: Context, table: str, ids: list[int], user_id: str) -> dict[int, dict[str, Any]]:
