@@ -178,8 +178,8 @@ class MemoryEngine:
             for piece in llm.stream(messages, max_tokens=self.config.answer_max_tokens):
                 pieces.append(piece)
                 on_token(piece)
-            raw, p_tok, c_tok = "".join(pieces), sum(count_tokens(m["content"])
-                                                     for m in messages), 0
+            raw = "".join(pieces)  # streams carry no usage: count the way the prompt was sized
+            p_tok = sum(count_tokens(m["content"]) for m in messages)
             c_tok = count_tokens(raw)
         else:
             done = llm.complete(messages, max_tokens=self.config.answer_max_tokens)
