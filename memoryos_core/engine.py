@@ -15,6 +15,7 @@ from .admission import admit, check_exchange
 from .config import EngineConfig
 from .context import Context
 from .errors import InvalidInput, ModelError, NotFound
+from .heat import record_visits
 from .jobs import Jobs
 from .llm import ChatModel, Embedder, default_chat_model
 from .llm.embedder import SentenceTransformerEmbedder
@@ -194,12 +195,7 @@ class MemoryEngine:
         vec = self.ctx.embedder.embed([new.page_text])[0]
         with self.store.transaction() as conn:
             exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
-            if trace["used_segments"]:
-                used = trace["used_segments"]
-                conn.execute(
-                    f"UPDATE segments SET n_visit = n_visit + 1, last_visit = ? WHERE id IN"
-                    f" ({','.join('?' * len(used))}) AND user_id = ?",
-                    (time.time(), *used, user_id))
+            record_visits(conn, user_id, trace["used_segments"], time.time())
             conn.execute("INSERT INTO traces (exchange_id, user_id, created_at, trace)"
                          " VALUES (?, ?, ?, ?)", (exchange_id, user_id, time.time(),
                                                   json.dumps(trace, ensure_ascii=False)))

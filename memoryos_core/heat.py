@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sqlite3
 from typing import Any
 
 from .config import EngineConfig
@@ -19,3 +20,13 @@ def heat_terms(segment: dict[str, Any], config: EngineConfig, now: float) -> dic
         + config.heat_gamma * recency
     )
     return {"heat": heat, "n_visit": n_visit, "l_interaction": l_interaction, "recency": recency}
+
+
+def record_visits(
+    conn: sqlite3.Connection, user_id: str, segment_ids: list[int], now: float
+) -> None:
+    """Count one visit (N_visit + 1, recency reset) for segments an answer used."""
+    if segment_ids:
+        marks = ",".join("?" * len(segment_ids))
+        conn.execute(f"UPDATE segments SET n_visit = n_visit + 1, last_visit = ? WHERE id IN"
+                     f" ({marks}) AND user_id = ?", (now, *segment_ids, user_id))

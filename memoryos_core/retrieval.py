@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from .context import Context
-from .heat import heat_terms
+from .heat import heat_terms, record_visits
 from .prompts import when
 from .text import count_tokens, jaccard, keywords, truncate_tokens
 
@@ -118,10 +118,8 @@ def retrieve(
     used_segments = sorted({page_rows[p["id"]]["segment_id"] for p in pages
                             if p.get("selected") and page_rows[p["id"]]["segment_id"]})
     if record and used_segments:
-        marks = ",".join("?" * len(used_segments))
         with ctx.store.transaction() as conn:
-            conn.execute(f"UPDATE segments SET n_visit = n_visit + 1, last_visit = ? WHERE id IN"
-                         f" ({marks}) AND user_id = ?", (now, *used_segments, user_id))
+            record_visits(conn, user_id, used_segments, now)
     for p in pages:
         row = page_rows[p["id"]]
         p.update(segment_id=row["segment_id"], timestamp=row["ts"], user=row["user_text"],
