@@ -170,4 +170,21 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE VIRTUAL TABLE exchanges_vocab USING fts5vocab(exchanges_fts, 'row');
     """,
+    # 3: store-wide facts (the embedding model the vectors were made with) and per-user notes
+    # (text kept verbatim, e.g. a reference MemoryOS profile: never parsed into levels).
+    """
+    CREATE TABLE store_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE notes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL,
+        source TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX ix_notes_user ON notes(user_id, id);
+    """,
 )
