@@ -187,4 +187,66 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX ix_notes_user ON notes(user_id, id);
     """,
+    # 4: profile dimensions renamed to the reference's (its analysis prompt); a name with no
+    # counterpart, or whose new name the user already has, is kept as a note, never dropped.
+    # "Emotional stability" becomes "Neuroticism" with the level inverted.
+    """
+    CREATE TABLE profile_renames (old TEXT PRIMARY KEY, new TEXT, family TEXT);
+    INSERT INTO profile_renames (old, new, family) VALUES
+        ('Openness to experience', 'Openness', 'psychological model'),
+        ('Emotional stability', 'Neuroticism', 'psychological model'),
+        ('Curiosity', 'Cognitive Needs', 'psychological model'),
+        ('Need for achievement', 'Need for Achievement', 'psychological model'),
+        ('Need for belonging', 'Need for Belonging', 'psychological model'),
+        ('Creativity', 'Aesthetic Appreciation', 'psychological model'),
+        ('Empathy', NULL, NULL),
+        ('Optimism', NULL, NULL),
+        ('Resilience', NULL, NULL),
+        ('Risk taking', NULL, NULL),
+        ('Self-reflection', NULL, NULL),
+        ('Prefers concise answers', 'Conciseness', 'AI alignment preferences'),
+        ('Prefers detailed explanations', 'Complexity', 'AI alignment preferences'),
+        ('Prefers formal tone', 'Language Style', 'content interests'),
+        ('Appreciates humour', 'Sense of Humor', 'content interests'),
+        ('Wants emotional support', NULL, NULL),
+        ('Wants proactive suggestions', NULL, NULL),
+        ('Values directness', NULL, NULL),
+        ('Wants encouragement', NULL, NULL),
+        ('Values privacy', NULL, NULL),
+        ('Sports and fitness', 'Sports Interest', 'content interests'),
+        ('Music', 'Music Interest', 'content interests'),
+        ('Travel', 'Travel Interest', 'content interests'),
+        ('Technology', 'Tech Interest', 'content interests'),
+        ('Art and creativity', 'Art Interest', 'content interests'),
+        ('Family and relationships', 'Family Concern', 'content interests'),
+        ('Career and work', NULL, NULL),
+        ('Health and wellbeing', 'Health Concern', 'content interests'),
+        ('Food and cooking', 'Food Interest', 'content interests'),
+        ('Education and learning', 'Education Interest', 'content interests'),
+        ('Nature and outdoors', 'Environmental Concern', 'content interests'),
+        ('Books and literature', 'Literature Interest', 'content interests'),
+        ('Movies and TV', 'Film Interest', 'content interests'),
+        ('Pets and animals', 'Animal Concern', 'content interests'),
+        ('Community and volunteering', NULL, NULL),
+        ('Finance', 'Financial Management Interest', 'content interests'),
+        ('Games', 'Gaming Interest', 'content interests'),
+        ('Fashion', 'Fashion Interest', 'content interests'),
+        ('Society and politics', 'Political Concern', 'content interests'),
+        ('Science', 'Science Interest', 'content interests'),
+        ('Spirituality and religion', 'Religious Interest', 'content interests'),
+        ('Home and gardening', NULL, NULL);
+    UPDATE OR IGNORE profile SET
+        level = CASE WHEN dimension = 'Emotional stability' THEN
+            CASE level WHEN 'High' THEN 'Low' WHEN 'Low' THEN 'High' ELSE level END
+            ELSE level END,
+        family = (SELECT r.family FROM profile_renames r WHERE r.old = profile.dimension),
+        dimension = (SELECT r.new FROM profile_renames r WHERE r.old = profile.dimension)
+    WHERE dimension IN (SELECT old FROM profile_renames WHERE new IS NOT NULL);
+    INSERT INTO notes (user_id, kind, text, source, created_at)
+        SELECT user_id, 'retired_profile', dimension || ': ' || level || ' (' || reason
+               || ') evidence ' || evidence, 'migration 4: profile names of the reference',
+               updated_at
+        FROM profile WHERE dimension IN (SELECT old FROM profile_renames);
+    DELETE FROM profile WHERE dimension IN (SELECT old FROM profile_renames);
+    """,
 )

@@ -71,7 +71,7 @@ def test_analysis_forced_profile_with_evidence_links(page: Page, user) -> None:
     interests = page.locator("section.card").filter(
         has=page.get_by_role("heading", name="Content interests"))
     music = interests.locator("tbody tr").filter(
-        has=page.get_by_role("cell", name="Music", exact=True))
+        has=page.get_by_role("cell", name="Music Interest", exact=True))
     expect(music).to_have_count(1)
     expect(music.locator(".level")).to_have_text(re.compile(r"^(High|Medium|Low)$"))
     level = music.locator(".level").inner_text()
