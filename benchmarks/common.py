@@ -48,22 +48,32 @@ def embedder() -> Any:
     return _EMBEDDER
 
 
+class LocomoDataMissing(SystemExit):
+    """No LoCoMo data file: exits a benchmark with one line (no traceback)."""
+
+
 def locomo_path() -> Path:
-    """The LoCoMo development subset (override with MEMORYOS_LOCOMO)."""
+    """The LoCoMo file: $MEMORYOS_LOCOMO, else ../shared/data/locomo/locomo_dev.json if present."""
     env = os.environ.get("MEMORYOS_LOCOMO")
-    if env:
-        return Path(env)
-    for candidate in (LOCOMO_DEV, Path("/work/shared/data/locomo/locomo_dev.json")):
-        if candidate.exists():
-            return candidate
-    return LOCOMO_DEV
+    path = Path(env) if env else LOCOMO_DEV
+    if not path.is_file():
+        where = "MEMORYOS_LOCOMO" if env else "the default location"
+        raise LocomoDataMissing(
+            f"LoCoMo data not found at {path} ({where}): pass a LoCoMo JSON file as an argument"
+            " or set MEMORYOS_LOCOMO=/path/to/locomo_dev.json")
+    return path
 
 
 def load_locomo(paths: Sequence[str | Path] | None = None) -> list[tuple[Path, dict[str, Any]]]:
     """(file, conversation) pairs from LoCoMo-format files (a list or a single object each)."""
     out = []
     for path in [Path(p) for p in (paths or [locomo_path()])]:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not path.is_file():
+            raise LocomoDataMissing(f"LoCoMo data file {path} does not exist")
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise LocomoDataMissing(f"{path} is not a LoCoMo JSON file: {exc}") from None
         for conv in doc if isinstance(doc, list) else [doc]:
             out.append((path, conv))
     return out

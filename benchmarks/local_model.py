@@ -187,11 +187,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--locomo", type=int, default=0, metavar="N",
                         help="also import the first N exchanges of a LoCoMo conversation with"
                         " consolidation=llm and time every model call")
-    parser.add_argument("--locomo-file", default="/work/shared/data/locomo/locomo_dev.json")
+    parser.add_argument("--locomo-file", default=None,
+                        help="LoCoMo JSON file (default: $MEMORYOS_LOCOMO or ../shared)")
     args = parser.parse_args(argv)
+    locomo_file = None
+    if args.locomo:  # a missing data file fails here, before minutes of measuring
+        from .common import load_locomo, locomo_path
+
+        locomo_file = str(args.locomo_file or locomo_path())
+        load_locomo([locomo_file])
     result = run(args.repeats, args.threads, args.gen_tokens)
-    if args.locomo:
-        result["locomo_import"] = consolidation_run(args.locomo, args.locomo_file, args.threads)
+    if args.locomo and locomo_file:
+        result["locomo_import"] = consolidation_run(args.locomo, locomo_file, args.threads)
     if args.json:
         print(json.dumps(result))
     else:

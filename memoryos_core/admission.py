@@ -23,11 +23,13 @@ class NewExchange:
     assistant_text: str
     ts: float
     source: str = "chat"
+    identity: str = ""  # replaces the time in the key when the source had no timestamp
 
     @property
     def key(self) -> str:
         """Identity of the exchange for de-duplicating re-imports."""
-        return content_hash(self.user_text, self.assistant_text, f"{self.ts:.0f}")
+        return content_hash(self.user_text, self.assistant_text,
+                            self.identity or f"{self.ts:.0f}")
 
     @property
     def page_text(self) -> str:
@@ -37,7 +39,7 @@ class NewExchange:
 
 def check_exchange(
     config: EngineConfig, user_text: Any, assistant_text: Any, timestamp: Any = None,
-    source: str = "chat", where: str = "exchange",
+    source: str = "chat", where: str = "exchange", identity: str = "",
 ) -> NewExchange:
     """Validate one exchange; InvalidInput names the field that is wrong."""
     for field, value in (("user", user_text), ("assistant", assistant_text)):
@@ -56,7 +58,7 @@ def check_exchange(
         ts = float(timestamp)
     else:
         raise InvalidInput(f"{where}: timestamp must be a number of seconds")
-    return NewExchange(user_text.strip(), assistant_text.strip(), ts, source)
+    return NewExchange(user_text.strip(), assistant_text.strip(), ts, source, identity)
 
 
 def admit(

@@ -277,6 +277,59 @@ def cmd_serve_model(rt: Runtime) -> int:
     return 0
 
 
+def cmd_import_reference(rt: Runtime) -> int:
+    from . import reference_import
+
+    a = rt.args
+    files = reference_import.read_folder(a.folder)  # before the engine: a bad path writes nothing
+    engine = rt.engine()
+    if a.dry_run:
+        preview = engine.preview_reference(rt.user, files, a.from_user, a.assistant)
+        out(cli_output.dumps(preview) if a.json else
+            f"would import from users/{preview['user']}: " + ", ".join(
+                f"{k} {v}" for k, v in preview["counts"].items()))
+        return 0
+    bar = rt.progress()
+    try:
+        report = engine.import_reference(rt.user, files, a.from_user, a.assistant, progress=bar)
+    finally:
+        bar.close()
+    out(cli_output.dumps(report) if a.json else
+        f"imported from users/{report['user']}: " + ", ".join(
+            f"{k} {v}" for k, v in report["imported"].items())
+        + f"; the memory before is saved as version {report['saved_as']}")
+    return 0
+
+
+def cmd_reembed(rt: Runtime) -> int:
+    from .llm.embedder import SentenceTransformerEmbedder
+    from .reembed import recorded_model, reembed
+    from .storage import SQLiteStore
+
+    embedder = SentenceTransformerEmbedder.from_name(rt.args.model)
+    store = SQLiteStore(rt.args.data_dir)  # opened without the model check: it is being moved
+    before = recorded_model(store)
+    bar = rt.progress()
+    try:
+        report = reembed(store, embedder, progress=bar)
+    finally:
+        bar.close()
+    out(cli_output.dumps(report) if rt.args.json else
+        f"re-embedded {report['vectors']} vectors and {report['versions']} versions with"
+        f" {report['model']} ({report['dim']}-d)"
+        + (f", was {before['name']} ({before['dim']}-d)" if before else ""))
+    return 0
+
+
+def cmd_mcp(rt: Runtime) -> int:
+    from .mcp_server import run_stdio
+
+    engine = rt.engine()
+    note(f"MCP server on stdio for user {rt.user!r}, data in {rt.args.data_dir}")
+    run_stdio(engine, rt.user)
+    return 0
+
+
 # -- parser and entry point -------------------------------------------------------------------
 
 
@@ -340,6 +393,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("version", type=int)
     cmd("clear", cmd_clear, "empty the user's memory (saved as a version first)")
     cmd("settings", cmd_settings, "engine settings with their current values")
+    sp = cmd("import-reference", cmd_import_reference, "import a MemoryOS (reference) data"
+             " folder: users/<id>/*.json and assistants/<id>/long_term_assistant.json")
+    sp.add_argument("folder", help="the reference's data_storage_path")
+    sp.add_argument("--from-user", help="which users/<id> to import (default: the only one)")
+    sp.add_argument("--assistant", help="which assistants/<id> (default: the only one)")
+    sp.add_argument("--dry-run", action="store_true", help="validate and preview; write nothing")
+    sp = cmd("reembed", cmd_reembed, "re-embed every vector of the data folder (and its saved"
+             " versions) with another embedding model")
+    sp.add_argument("model", help="model folder, installed model package, or all-MiniLM-L6-v2")
+    cmd("mcp", cmd_mcp, "serve the memory tools over MCP on stdio, as --user", False)
     sp = cmd("serve-model", cmd_serve_model, "serve the embedded chat model over HTTP", False)
     sp.add_argument("--port", type=int, required=True)
     sp.add_argument("--host", default="127.0.0.1")

@@ -43,6 +43,9 @@ SETTINGS: tuple[tuple[str, Any, str], ...] = (
     ("version_retention", 50, "Versions (snapshots) kept per user; older ones are deleted."),
     ("max_text_chars", 20000, "Longest accepted user or assistant text, in characters."),
     ("answer_max_tokens", 400, "Most tokens the chat model may generate for one answer."),
+    ("embedding_model", "all-MiniLM-L6-v2", "Embedding model: the default, a sentence-transformers"
+     " model folder, or an installed model package. A store keeps the model it was made with;"
+     " `memoryos reembed` moves it to another."),
 )
 
 SETTING_NAMES = tuple(name for name, _, _ in SETTINGS)
@@ -79,6 +82,7 @@ class EngineConfig:
     version_retention: int = 50
     max_text_chars: int = 20000
     answer_max_tokens: int = 400
+    embedding_model: str = "all-MiniLM-L6-v2"
 
     def __post_init__(self) -> None:
         for name, choices in CHOICES.items():

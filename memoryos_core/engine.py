@@ -20,6 +20,7 @@ from .jobs import Jobs
 from .llm import ChatModel, Embedder, default_chat_model
 from .llm.embedder import SentenceTransformerEmbedder
 from .prompts import answer_system
+from .reembed import check_model
 from .storage import FaissVectorIndex, SQLiteStore
 from .text import count_tokens, strip_think, truncate_tokens
 
@@ -62,8 +63,9 @@ class MemoryEngine:
         self.jobs = Jobs(self.store)
         self._chat_model = chat_model
         self._model_lock = threading.Lock()
-        self.ctx = Context(self.store, self.index, embedder or SentenceTransformerEmbedder(),
-                           self.config, self.chat_model)
+        embedder = embedder or SentenceTransformerEmbedder.from_name(self.config.embedding_model)
+        check_model(self.store, embedder)  # a store made with another model refuses to open
+        self.ctx = Context(self.store, self.index, embedder, self.config, self.chat_model)
         self._user_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -341,3 +343,22 @@ class MemoryEngine:
                        speaker: str | None = None, select: str | None = None) -> dict[str, Any]:
         """What an import would admit and skip, writing nothing."""
         return importing.preview(self.ctx, check_user(user_id), source, fmt, speaker, select)
+
+    # -- a reference MemoryOS data folder ---------------------------------------------------
+
+    def preview_reference(self, user_id: str, files: dict[str, bytes], ref_user: str | None = None,
+                          assistant: str | None = None) -> dict[str, Any]:
+        """What importing a reference data folder would bring in, writing nothing."""
+        from . import reference_import
+
+        check_user(user_id)
+        return reference_import.preview(self.ctx, files, ref_user, assistant)
+
+    def import_reference(self, user_id: str, files: dict[str, bytes], ref_user: str | None = None,
+                         assistant: str | None = None,
+                         progress: Progress | None = None) -> dict[str, Any]:
+        """Import a reference data folder ({relative path: bytes}) into this user, all at once."""
+        from . import reference_import
+
+        with self._user_lock(check_user(user_id)):
+            return reference_import.run(self.ctx, user_id, files, ref_user, assistant, progress)

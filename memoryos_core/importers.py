@@ -23,6 +23,7 @@ class Item:
     ts: float | None
     where: str
     ref: str = ""
+    skip: str = ""  # why this item is not imported (listed in the report), or ""
 
 
 def load_source(source: Any) -> Any:
@@ -44,6 +45,8 @@ def load_source(source: Any) -> Any:
             except json.JSONDecodeError as exc:
                 raise ImportFormatError(f"invalid JSON at line {exc.lineno} column {exc.colno}:"
                                         f" {exc.msg}") from None
+            except RecursionError:
+                raise ImportFormatError("the JSON document is nested too deeply") from None
     return source
 
 
@@ -136,8 +139,11 @@ def locomo_sessions(conv: dict[str, Any]) -> list[tuple[int, list[dict[str, Any]
     out = []
     for key, turns in conv.items():
         match = re.fullmatch(r"session_(\d+)", key)
-        if match and isinstance(turns, list):
-            out.append((int(match.group(1)), turns, conv.get(f"{key}_date_time", "")))
+        if not match:
+            continue
+        if not isinstance(turns, list):
+            raise ImportFormatError(f"{key} must be a list of turns, not {type(turns).__name__}")
+        out.append((int(match.group(1)), turns, conv.get(f"{key}_date_time", "")))
     return sorted(out, key=lambda s: s[0])
 
 
@@ -166,12 +172,21 @@ def parse_locomo(doc: Any, speaker: str | None, select: str | None = None) -> li
             where = f"session_{number}[{k}]"
             if not isinstance(turn, dict):
                 raise ImportFormatError(f"{where} must be an object")
-            text = _text(turn.get("text"), f"{where}: field 'text'")
+            text = _text(turn.get("text"), f"{where}: field 'text'").strip()
             if turn.get("blip_caption"):
                 text += f" [shares an image: {_text(turn['blip_caption'], where)}]"
             ref = str(turn.get("dia_id", ""))
             ts = start + 60 * k  # keep turn order inside a session
-            if turn.get("speaker") == me:
+            who = turn.get("speaker")
+            if who not in (a, b):
+                why = ("the turn names no speaker" if who is None else
+                       f"speaker {str(who)[:60]!r} is neither {a} nor {b}")
+                items.append(Item("", "", ts, where, ref, skip=why))
+                continue
+            if not text.strip():
+                items.append(Item("", "", ts, where, ref, skip="the turn has no text"))
+                continue
+            if who == me:
                 if pending is not None:
                     items.append(pending)
                 pending = Item(text, "", ts, where, ref)

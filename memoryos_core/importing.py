@@ -37,14 +37,23 @@ def prepare(
     base = time.time()
     ready: list[tuple[NewExchange, importers.Item]] = []
     skipped = []
+    seen: dict[tuple[str, str], int] = {}
     for n, item in enumerate(items):
+        if item.skip:
+            skipped.append({"where": item.where, "reason": item.skip})
+            continue
         if not item.user.strip() and not item.assistant.strip():
             skipped.append({"where": item.where, "reason": "both texts are empty"})
             continue
+        identity = ""
+        if item.ts is None:  # no time in the source: the n-th copy of these texts is the key
+            pair = (item.user.strip(), item.assistant.strip())
+            seen[pair] = seen.get(pair, 0) + 1
+            identity = f"untimed#{seen[pair]}"
         ts = item.ts if item.ts is not None else base + n * 0.001
         try:
             new = check_exchange(ctx.config, item.user, item.assistant, ts,
-                                 source=f"import:{fmt}", where=item.where)
+                                 source=f"import:{fmt}", where=item.where, identity=identity)
         except InvalidInput as exc:
             raise ImportFormatError(str(exc)) from None
         if new.key in known:
@@ -60,8 +69,13 @@ def preview(ctx: Context, user_id: str, source: Any, fmt: str = "auto",
             limit: int = 20) -> dict[str, Any]:
     """What an import would do, with the first exchanges, writing nothing."""
     plan = prepare(ctx, user_id, source, fmt, speaker, select)
+    if plan["format"] == "memoryos-export":  # not an addition: the whole memory is replaced
+        return {"format": plan["format"], "total": plan["total"], "to_import": plan["total"],
+                "skipped": [], "sample": [], "replaces_memory": True,
+                "export_counts": versions.counts(plan["document"])}
     return {
         "format": plan["format"], "total": plan["total"], "to_import": len(plan["exchanges"]),
+        "replaces_memory": False,
         "skipped": plan["skipped"],
         "sample": [{"user": n.user_text[:300], "assistant": n.assistant_text[:300], "ts": n.ts,
                     "where": item.where} for n, item in plan["exchanges"][:limit]],

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
-import traceback
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +14,9 @@ from .errors import MemoryOSError, NotFound
 from .storage import SQLiteStore
 
 Progress = Callable[[int, int, str], None]
+log = logging.getLogger(__name__)
+INTERNAL_ERROR = ("Something went wrong on the server; nothing was lost. The details are in the"
+                  " server log")
 
 
 class Jobs:
@@ -78,9 +81,9 @@ class Jobs:
                 self.finish(job_id, result)
             except MemoryOSError as exc:
                 self.fail(job_id, str(exc))
-            except Exception as exc:  # a job must never die silently
-                traceback.print_exc()
-                self.fail(job_id, f"internal error: {type(exc).__name__}: {exc}")
+            except Exception:  # a job must never die silently; the details go to the log
+                log.exception("job %s (%s) failed", job_id, kind)
+                self.fail(job_id, f"{INTERNAL_ERROR} (job {job_id[:8]})")
 
         threading.Thread(target=run, name=f"job-{kind}-{job_id[:8]}", daemon=True).start()
         return job_id

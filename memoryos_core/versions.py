@@ -75,11 +75,15 @@ def counts(doc: dict[str, Any]) -> dict[str, int]:
 
 
 def snapshot(ctx: Context, user_id: str, label: str) -> dict[str, Any]:
-    """Store the current memory as the next version number; prune beyond retention."""
-    doc = export_document(ctx, user_id)
-    blob = zlib.compress(json.dumps(doc, ensure_ascii=False).encode(), 6)
-    sizes = counts(doc)
+    """Store the current memory as the next version number; prune beyond retention.
+
+    The memory is read inside the write transaction, so the version is exactly what was
+    current; a caller's outer transaction (clear, restore) makes snapshot and change one step.
+    """
     with ctx.store.transaction() as conn:
+        doc = export_document(ctx, user_id)
+        blob = zlib.compress(json.dumps(doc, ensure_ascii=False).encode(), 6)
+        sizes = counts(doc)
         version = int(conn.execute("SELECT coalesce(max(version), 0) + 1 FROM snapshots WHERE"
                                    " user_id = ?", (user_id,)).fetchone()[0])
         now = time.time()
@@ -196,8 +200,8 @@ def load_document(
 def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
     """Snapshot "before restore", then replace the memory with the version, in one transaction."""
     doc = load_version(ctx, user_id, version)
-    before = snapshot(ctx, user_id, f"before restore of version {version}")
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction() as conn:  # snapshot and wipe: one transaction, no gap
+        before = snapshot(ctx, user_id, f"before restore of version {version}")
         _wipe(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=True)
         ctx.store.log_event(conn, user_id, "restore", {"version": version,
@@ -207,8 +211,8 @@ def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
 
 def clear(ctx: Context, user_id: str) -> dict[str, Any]:
     """Snapshot "before clear", then empty the user's memory."""
-    before = snapshot(ctx, user_id, "before clear")
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction() as conn:  # snapshot and wipe: one transaction, no gap
+        before = snapshot(ctx, user_id, "before clear")
         _wipe(conn, user_id)
         ctx.store.log_event(conn, user_id, "clear", {"saved_as": before["version"]})
     return {"saved_as": before["version"], "counts": before["counts"]}
@@ -217,8 +221,8 @@ def clear(ctx: Context, user_id: str) -> dict[str, Any]:
 def replace_with_export(ctx: Context, user_id: str, doc: dict[str, Any]) -> dict[str, Any]:
     """Make an export document (of any user) this user's memory; the old one is kept as a version."""
     check_export(doc)
-    before = snapshot(ctx, user_id, "before import of an export")
     with ctx.store.transaction() as conn:
+        before = snapshot(ctx, user_id, "before import of an export")
         _wipe(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=False)
         ctx.store.log_event(conn, user_id, "import_export", {"saved_as": before["version"],

@@ -42,3 +42,108 @@ def make_engine(tmp_path, embedder, chat_model):
 def engine(make_engine):
     """An engine with extractive consolidation and analysis (no model calls in maintenance)."""
     return make_engine(consolidation="extractive", analysis="extractive")
+
+
+# -- a small made-up LoCoMo-format data set (the repository carries what its tests need) ------
+
+LOCOMO_DATES = ["1:56 pm on 8 May, 2023", "10:15 am on 20 May, 2023", "7:30 pm on 2 June, 2023",
+                "9:05 am on 18 June, 2023", "4:40 pm on 3 July, 2023"]
+LOCOMO_TOPICS = {
+    "demo-ana": ("Ana", "Ben", [
+        ("pottery", ["I signed up for a pottery class on Tuesdays.",
+                     "My first bowl came out lopsided but I love it.",
+                     "The teacher, Mrs Okafor, says my glazing is getting better.",
+                     "I want to make a teapot for my grandmother next."]),
+        ("marathon", ["I am training for the Lisbon marathon in October.",
+                      "My long run on Sunday was eighteen miles along the river.",
+                      "My knee hurt after the intervals, so I rested two days.",
+                      "I bought new running shoes, bright orange ones."]),
+        ("puppy", ["We adopted a beagle puppy called Biscuit.",
+                   "Biscuit chewed the leg of the kitchen table yesterday.",
+                   "Biscuit learned to sit and to give a paw this week.",
+                   "The vet says Biscuit needs his second vaccine in July."]),
+        ("spanish", ["I started learning Spanish with an app every morning.",
+                     "My tandem partner Lucia lives in Valencia.",
+                     "I can order paella and ask for directions now.",
+                     "I plan to take the B1 exam next spring."]),
+        ("garden", ["I planted tomatoes and basil on the balcony.",
+                    "Slugs ate half of my lettuce overnight.",
+                    "The first cherry tomatoes turned red today.",
+                    "I am building a small compost bin from pallets."]),
+    ]),
+    "demo-gina": ("Gina", "Jon", [
+        ("dance studio", ["I lost my job at the store, so I want to open a dance studio.",
+                          "I found a space for the studio near the old train station.",
+                          "The studio lease costs less than I feared.",
+                          "My first class at the studio had twelve students."]),
+        ("clothing line", ["I am designing a clothing line for dancers.",
+                           "The fabric samples for my clothing line arrived from Porto.",
+                           "A local shop wants to sell my leggings.",
+                           "I sold out the first batch of leggings in a week."]),
+        ("trip to Paris", ["I booked a trip to Paris for my birthday.",
+                           "In Paris I saw a contemporary dance show at the Garnier.",
+                           "I ate the best croissant of my life near Montmartre.",
+                           "I brought back a scarf for my sister."]),
+        ("competition", ["My students entered a regional dance competition.",
+                         "We practised the hip hop routine every evening.",
+                         "The team won second place in the competition.",
+                         "A judge offered to run a workshop at my studio."]),
+        ("moving house", ["I am moving to a bigger flat with a garden.",
+                          "Packing the boxes took the whole weekend.",
+                          "The new neighbours brought us a lemon cake.",
+                          "I painted the bedroom a soft green."]),
+    ]),
+}
+
+
+def locomo_document() -> list[dict]:
+    """Two made-up conversations in the LoCoMo format, with questions and evidence."""
+    doc = []
+    for sample_id, (a, b, topics) in LOCOMO_TOPICS.items():
+        conversation: dict = {"speaker_a": a, "speaker_b": b}
+        qa = []
+        for s, (topic, facts) in enumerate(topics, start=1):
+            turns = []
+            opener_b = s % 2 == 0  # some sessions are opened by the other speaker
+            if opener_b:
+                turns.append({"speaker": b, "text": f"Hi {a}! What's new with the {topic}?"})
+            for n, fact in enumerate(facts):
+                turns.append({"speaker": a, "text": fact})
+                reply = f"That is great news about the {topic}, {a}. Tell me more!"
+                turns.append({"speaker": b, "text": reply if n else f"Oh nice, {fact.lower()}"})
+            if s == 3:
+                turns[-1]["blip_caption"] = f"a photo of the {topic}"
+            for k, turn in enumerate(turns, start=1):
+                turn["dia_id"] = f"D{s}:{k}"
+            conversation[f"session_{s}_date_time"] = LOCOMO_DATES[s - 1]
+            conversation[f"session_{s}"] = turns
+            evidence = [t["dia_id"] for t in turns if t["speaker"] == a][:2]
+            qa.append({"question": f"What did {a} say about the {topic}?",
+                       "answer": topics[s - 1][1][0], "evidence": evidence,
+                       "category": s if s != 5 else 4})
+            qa.append({"question": f"What happened next with the {topic}?",
+                       "answer": topics[s - 1][1][2], "evidence": [evidence[-1]],
+                       "category": 1 + (s % 3)})
+        conversation["session_6_date_time"] = "11:00 am on 1 August, 2023"  # dated, no turns
+        doc.append({"sample_id": sample_id, "conversation": conversation, "qa": qa})
+    return doc
+
+
+@pytest.fixture
+def locomo_file(tmp_path):
+    """The made-up LoCoMo data set written as JSON into this test's folder."""
+    import json
+
+    path = tmp_path / "locomo_demo.json"
+    path.write_text(json.dumps(locomo_document(), indent=1), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def locomo_session_file(tmp_path_factory):
+    """The same made-up LoCoMo file, written once per session (for session-scoped servers)."""
+    import json
+
+    path = tmp_path_factory.mktemp("locomo") / "locomo_demo.json"
+    path.write_text(json.dumps(locomo_document(), indent=1), encoding="utf-8")
+    return path

@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is not installed
 
 from benchmarks import cost, locomo_eval, overhead, retrieval  # noqa: E402
-from benchmarks.common import locomo_path  # noqa: E402
+from benchmarks.common import LocomoDataMissing, load_locomo, locomo_path  # noqa: E402
 
 
 @pytest.fixture
@@ -36,28 +36,39 @@ def test_benchmarks_overhead_counts_maintenance_calls(embedder, out):
     assert result["model_calls"].get("consolidation", 0) >= 1
 
 
-@pytest.mark.skipif(not locomo_path().exists(), reason="LoCoMo dev subset not present")
-def test_benchmarks_cost_counts_calls_per_exchange(embedder, out):
-    result = cost.run(None, conversations=1, sessions=3, mode="chat", emb=embedder, out=out)
-    assert result["admitted"] > 20
+def test_benchmarks_cost_counts_calls_per_exchange(embedder, out, locomo_file):
+    result = cost.run([locomo_file], conversations=1, sessions=3, mode="chat", emb=embedder,
+                      out=out)
+    assert result["admitted"] > 10
     assert result["by_purpose"]["answer"]["calls"] == result["admitted"]
     assert result["by_purpose"]["consolidation"]["calls"] >= 1
     assert 0 < result["maintenance_calls_per_exchange"] < 3
 
 
-@pytest.mark.skipif(not locomo_path().exists(), reason="LoCoMo dev subset not present")
-def test_benchmarks_locomo_recall_is_a_share(embedder, out):
-    result = locomo_eval.run(None, ("extractive",), conversations=1, question_stride=10,
+def test_benchmarks_locomo_recall_is_a_share(embedder, out, locomo_file):
+    result = locomo_eval.run([locomo_file], ("extractive",), conversations=1, question_stride=1,
                              emb=embedder, out=out)
     summary = result["modes"]["extractive"]["summary"]
     assert set(summary) == {"memoryos", "flat", "recent", "full"}
     for entry in summary.values():
-        assert entry["with_evidence"] > 5
+        assert entry["with_evidence"] == 10
         assert 0.0 <= entry["recall"] <= 1.0
         assert entry["median_tokens"] > 0
         assert all(0.0 <= v <= 1.0 for v in entry["by_category"].values())
     imports = result["modes"]["extractive"]["imports"][0]
-    assert imports["imported"] > 100 and sum(imports["model_calls"].values()) == 0
+    assert imports["imported"] == 22 and sum(imports["model_calls"].values()) == 0
+
+
+def test_benchmarks_locomo_data_from_argument_or_env(monkeypatch, tmp_path, locomo_file):
+    monkeypatch.setenv("MEMORYOS_LOCOMO", str(locomo_file))
+    assert locomo_path() == locomo_file
+    assert [c["sample_id"] for _, c in load_locomo(None)] == ["demo-ana", "demo-gina"]
+    monkeypatch.setenv("MEMORYOS_LOCOMO", str(tmp_path / "missing.json"))
+    with pytest.raises(LocomoDataMissing, match="MEMORYOS_LOCOMO"):
+        locomo_path()
+    with pytest.raises(LocomoDataMissing, match="does not exist"):
+        load_locomo([tmp_path / "nope.json"])
+    assert "/work" not in (Path(__file__).parents[1] / "benchmarks" / "common.py").read_text()
 
 
 def test_benchmarks_locomo_scoring_follows_official_rules():

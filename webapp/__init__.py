@@ -86,6 +86,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     for module in (auth, chat, imports, analysis, jobs, memory, profile, versions, settings,
                    introspection):
         app.register_blueprint(module.bp)
+    from . import mcp, reference_imports
+
+    mcp.init_app(app)  # /mcp (bearer tokens) and the token pages
+    app.register_blueprint(reference_imports.bp)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return app
 

@@ -56,7 +56,7 @@ def login() -> Any:
         users = current_app.extensions["memplay_users"]
         key = _limit_key(form.username.data or "")
         window = current_app.config["LOGIN_WINDOW_SECONDS"]
-        if users.failures(key, window) >= current_app.config["LOGIN_MAX_FAILURES"]:
+        if not users.reserve_attempt(key, window, current_app.config["LOGIN_MAX_FAILURES"]):
             minutes = max(1, round(window / 60))
             message = (f"Too many failed logins for this account from your address."
                        f" Wait {minutes} minutes and try again.")
@@ -66,10 +66,9 @@ def login() -> Any:
         user = users.authenticate(form.username.data or "", form.password.data or "")
         if user is not None:
             users.clear_failures(key)
-            login_user(user)
+            login_user(users.start_session(user))
             return redirect(safe_next(request.args.get("next")))
-        users.add_failure(key, window)
-        status = 401
+        status = 401  # the reserved attempt stays recorded as a failure
         form.password.errors = ["Unknown username or wrong password."]
     elif request.method == "POST":
         status = 400
@@ -90,7 +89,7 @@ def register() -> Any:
             form.username.errors = ["This username is taken."]
             status = 409
         else:
-            login_user(user)
+            login_user(current_app.extensions["memplay_users"].start_session(user))
             flash("Welcome! Your memory starts empty.", "info")
             return redirect(url_for("chat.index"))
     elif request.method == "POST":
@@ -102,5 +101,6 @@ def register() -> Any:
 @login_required
 def logout() -> Any:
     if EmptyForm().validate_on_submit():
+        current_app.extensions["memplay_users"].end_session(current_user.session_id)
         logout_user()
     return redirect(url_for("auth.login"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 from collections.abc import Iterator
@@ -20,7 +21,8 @@ from flask import (
 )
 from flask_login import login_required
 
-from memoryos_core import InvalidInput, MemoryOSError
+from memoryos_core import InvalidInput, MemoryOSError, ModelError
+from memoryos_core.jobs import INTERNAL_ERROR
 
 from .forms import ChatForm
 from .maintenance import maintainer
@@ -28,6 +30,7 @@ from .models import model_label, user_chat_model
 from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("chat", __name__)
+log = logging.getLogger(__name__)
 
 
 def _message() -> str:
@@ -86,29 +89,41 @@ def stream() -> Any:
     user_id, model, eng = uid(), user_chat_model(current_user), engine()
     keeper = maintainer(current_app)
     events: queue.Queue[tuple[str, Any]] = queue.Queue()
+    abandoned = threading.Event()  # the client was told the stream ended: store nothing
+
+    def token(piece: str) -> None:
+        if abandoned.is_set():
+            raise ModelError("the stream was stopped before the answer was complete")
+        events.put(("token", piece))
 
     def work() -> None:
         try:
-            result = eng.chat(user_id, text, model=model, maintain=False,
-                              on_token=lambda piece: events.put(("token", piece)))
+            result = eng.chat(user_id, text, model=model, maintain=False, on_token=token)
             keeper.request(user_id, model)
             events.put(("result", result))
         except MemoryOSError as exc:  # the stream has started: errors travel as events
             events.put(("error", {"status": exc.status, "error": str(exc)}))
-        except Exception as exc:  # noqa: BLE001 - reported to the user, never swallowed
-            events.put(("error", {"status": 500, "error": f"internal error: {exc}"}))
+        except Exception:  # noqa: BLE001 - logged in full; the user gets a plain message
+            log.exception("chat stream failed")
+            events.put(("error", {"status": 500, "error": INTERNAL_ERROR + "."}))
 
     threading.Thread(target=work, name="chat-stream", daemon=True).start()
 
     def generate() -> Iterator[str]:
         while True:
-            kind, data = events.get(timeout=600)
+            try:
+                kind, data = events.get(timeout=current_app.config["STREAM_TIMEOUT_SECONDS"])
+            except queue.Empty:  # the model went silent: end the stream with a clear error
+                abandoned.set()
+                kind, data = "error", {"status": 504, "error": (
+                    "The chat model sent nothing for too long; the answer was stopped and"
+                    " is not stored.")}
             if kind == "token":
                 yield _sse("token", {"text": data})
             elif kind == "error":
                 yield _sse("error", {**data, "html": render_template(
                     "_error.html", status=data["status"], title="Chat model failed"
-                    if data["status"] == 502 else "Error", message=data["error"])})
+                    if data["status"] in (502, 504) else "Error", message=data["error"])})
                 return
             else:
                 exchange = {"id": data["exchange_id"], "user": text,

@@ -41,11 +41,15 @@ class BaseConfig:
     LOGIN_WINDOW_SECONDS = 300
     MAINTENANCE = "background"  # "inline": consolidate/analyse inside the chat request
     JOB_STALE_SECONDS = 600  # a running job not updated for this long shows as interrupted
+    ALLOW_PRIVATE_ENDPOINTS = False  # per-user base URLs on loopback/private networks
+    UPLOAD_TTL_SECONDS = 3600  # an import preview's upload is kept this long at most
+    STREAM_TIMEOUT_SECONDS = 600  # a streamed answer with no token for this long ends
 
 
 class DevelopmentConfig(BaseConfig):
     ENV = "development"
     DEBUG = True
+    ALLOW_PRIVATE_ENDPOINTS = True  # a local Ollama or llama.cpp server
 
 
 class TestingConfig(BaseConfig):
@@ -53,6 +57,7 @@ class TestingConfig(BaseConfig):
     TESTING = True
     WTF_CSRF_ENABLED = False
     MAINTENANCE = "inline"  # deterministic tests
+    ALLOW_PRIVATE_ENDPOINTS = True  # scripted endpoints on 127.0.0.1
     LOGIN_MAX_FAILURES = 5
 
 

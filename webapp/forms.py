@@ -12,7 +12,16 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import URL, DataRequired, EqualTo, Length, NumberRange, Optional, Regexp
+from wtforms.validators import (
+    URL,
+    DataRequired,
+    EqualTo,
+    Length,
+    NumberRange,
+    Optional,
+    Regexp,
+    ValidationError,
+)
 
 from memoryos_core.importers import FORMATS
 
@@ -26,11 +35,30 @@ class LoginForm(FlaskForm):
     password = PasswordField("Password", validators=[DataRequired(), Length(max=200)])
 
 
+COMMON_PASSWORDS = frozenset("""
+password passw0rd password1 password12 password123 p@ssword p@ssw0rd qwertyuiop qwerty123
+qwertyui 1q2w3e4r 1q2w3e4r5t 1qaz2wsx zaq12wsx iloveyou sunshine princess football baseball
+welcome welcome1 monkey123 dragon123 letmein1 trustno1 abc12345 abcd1234 abcdefgh admin123
+administrator superman batman123 starwars whatever computer internet changeme secret123
+master123 shadow123 michael1 jennifer charlie1 freedom1 asdfghjk asdfasdf zxcvbnm1
+""".split())
+
+
+def strong_password(form: FlaskForm, field: PasswordField) -> None:
+    """Refuse passwords that are common, all digits, one repeated pattern or the username."""
+    value = (field.data or "").strip().lower()
+    username = (getattr(form, "username", None) and form.username.data or "").strip().lower()
+    if (value in COMMON_PASSWORDS or value.isdigit() or len(set(value)) < 4
+            or (len(username) >= 4 and username in value)):
+        raise ValidationError("This password is too easy to guess: use a few unrelated words.")
+
+
 class RegisterForm(FlaskForm):
     username = StringField("Username", validators=[
         DataRequired(), Length(min=2, max=64),
         Regexp(r"^[A-Za-z0-9_.-]+$", message="Use letters, digits, '.', '_' or '-'.")])
-    password = PasswordField("Password", validators=[DataRequired(), Length(min=8, max=200)])
+    password = PasswordField("Password", validators=[DataRequired(), Length(min=8, max=200),
+                                                     strong_password])
     confirm = PasswordField("Repeat password", validators=[
         DataRequired(), EqualTo("password", message="The passwords differ.")])
 

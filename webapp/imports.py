@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from .models import user_chat_model
 from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("imports", __name__)
+PREVIEWS_KEPT = 3  # previews (uploads awaiting "Import") kept per user
 
 
 def _uploads() -> Path:
@@ -28,6 +30,37 @@ def _uploads() -> Path:
 
 def _upload_path(token: str) -> Path:
     return _uploads() / f"{uid()}-{token}.bin"
+
+
+def _sweep_uploads(keep_mine: int = PREVIEWS_KEPT) -> None:
+    """Delete previews past their time limit, and this user's beyond the newest few."""
+    limit = time.time() - float(current_app.config["UPLOAD_TTL_SECONDS"])
+    mine = []
+    for path in _uploads().glob("*.bin"):
+        try:
+            if path.stat().st_mtime < limit:
+                path.unlink(missing_ok=True)
+            elif path.name.startswith(f"{uid()}-"):
+                mine.append((path.stat().st_mtime, path))
+        except FileNotFoundError:  # swept by another request meanwhile
+            continue
+    for _, path in sorted(mine, key=lambda item: item[0])[:max(0, len(mine) - keep_mine)]:
+        path.unlink(missing_ok=True)
+
+
+def _claim_upload(token: str) -> bytes:
+    """Take a previewed upload exactly once: the rename is atomic, so a second run fails."""
+    path = _upload_path(token)
+    claimed = path.with_name(f"{path.stem}.{uuid.uuid4().hex}.claimed")
+    try:
+        path.rename(claimed)
+    except FileNotFoundError:
+        raise InvalidInput("This preview has expired or was already imported; upload again."
+                           ) from None
+    try:
+        return claimed.read_bytes()
+    finally:
+        claimed.unlink(missing_ok=True)
 
 
 def _form_error(form: Any) -> InvalidInput:
@@ -70,6 +103,7 @@ def preview() -> Any:
     source, options = _source(form), _options(form)
     result = engine().preview_import(uid(), source, **options)
     token = uuid.uuid4().hex
+    _sweep_uploads(PREVIEWS_KEPT - 1)
     _upload_path(token).write_bytes(source)
     run_form = RunImportForm(formdata=None, token=token, format=options["fmt"],
                              speaker=options["speaker"] or "", select=options["select"] or "")
@@ -88,26 +122,18 @@ def run() -> Any:
     if form.token.data:
         if not form.validate_on_submit():
             raise _form_error(form)
-        path = _upload_path(form.token.data)
-        if not path.exists():
-            raise InvalidInput("This preview has expired or was already imported; upload again.")
-        source = path.read_bytes()
+        source = _claim_upload(form.token.data)
     else:
         form = ImportForm()
         if not form.validate_on_submit():
             raise _form_error(form)
-        source, path = _source(form), None
+        source = _source(form)
     options = _options(form)
     user_id, eng, model = uid(), engine(), user_chat_model(current_user)
     eng.preview_import(user_id, source, **options)  # malformed input fails here, before a job
 
     def work(progress: Any) -> dict[str, Any]:
-        try:
-            report = eng.import_dialogue(user_id, source, progress=progress, model=model,
-                                         **options)
-        finally:
-            if path is not None:
-                path.unlink(missing_ok=True)
+        report = eng.import_dialogue(user_id, source, progress=progress, model=model, **options)
         report.pop("exchange_ids", None)
         return report
 

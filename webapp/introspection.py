@@ -7,6 +7,7 @@ from importlib import metadata
 from typing import Any
 
 from flask import Blueprint, jsonify
+from flask_login import login_required
 
 from memoryos_core import __version__, settings_table
 
@@ -18,6 +19,7 @@ bp = Blueprint("introspection", __name__, url_prefix="/-")
 
 @bp.get("/settings.json")
 @bp.get("/settings")
+@login_required
 def settings() -> Any:
     """The engine settings table as this instance runs it, and the default chat model."""
     eng = engine()
@@ -35,6 +37,7 @@ def _version(name: str) -> str | None:
 
 @bp.get("/versions.json")
 @bp.get("/versions")
+@login_required
 def versions() -> Any:
     """Software versions of this instance."""
     packages = {name: _version(name) for name in (

@@ -10,6 +10,8 @@ from flask import current_app
 
 from memoryos_core.llm import ChatModel, OpenAIChatModel
 
+from .security import check_endpoint_url
+
 EMBEDDED_NAME = "embedded local model (SmolLM2-135M-Instruct)"
 
 
@@ -45,6 +47,7 @@ def user_chat_model(user: Any) -> ChatModel | None:
     endpoint = current_app.extensions["memplay_users"].endpoint(user.id)
     if not endpoint.configured:
         return None
+    check_endpoint_url(endpoint.base_url, current_app.config["ALLOW_PRIVATE_ENDPOINTS"])
     digest = hashlib.sha256("\0".join(
         (endpoint.base_url, endpoint.model, endpoint.api_key)).encode()).hexdigest()
     cache: dict[tuple[int, str], ChatModel] = current_app.extensions["memplay_model_cache"]

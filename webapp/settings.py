@@ -12,8 +12,18 @@ from memoryos_core import InvalidInput
 from .forms import SettingsForm
 from .models import default_model_info
 from .rendering import page, wants_json
+from .security import check_endpoint_url
 
 bp = Blueprint("settings", __name__)
+
+
+def _refused(base_url: str) -> str | None:
+    """Why this instance refuses the base URL (a private address), or None."""
+    try:
+        check_endpoint_url(base_url, current_app.config["ALLOW_PRIVATE_ENDPOINTS"])
+    except InvalidInput as exc:
+        return str(exc)
+    return None
 
 
 @bp.route("/settings.json", methods=["GET", "POST"])
@@ -29,12 +39,15 @@ def index() -> Any:
         if form.validate():
             base_url = (form.base_url.data or "").strip()
             model = (form.model.data or "").strip()
-            if bool(base_url) != bool(model):
+            refused = _refused(base_url)
+            if refused:
+                form.base_url.errors = [refused]
+            elif bool(base_url) != bool(model):
                 form.model.errors = ["Give both the base URL and the model name, or neither."]
-            else:
+            else:  # back to the default model: the stored key is forgotten too
                 users.save_endpoint(current_user.id, base_url, model,
                                     (form.api_key.data or "").strip() or None,
-                                    clear_key=bool(form.clear_key.data))
+                                    clear_key=bool(form.clear_key.data) or not base_url)
                 if wants_json():
                     return page("settings.html", endpoint=users.endpoint(current_user.id).public())
                 flash("Settings saved." if base_url else

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -33,6 +34,11 @@ CREATE TABLE IF NOT EXISTS login_failures (
     ts REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS login_failures_key ON login_failures(key, ts);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at REAL NOT NULL
+);
 """
 
 
@@ -47,9 +53,11 @@ class User(UserMixin):
     id: int
     username: str
     created_at: float
+    session_id: str = ""  # the server-side login session this user object came from
 
     def get_id(self) -> str:
-        return str(self.id)
+        """What the session cookie carries: account id and server-side session id."""
+        return f"{self.id}:{self.session_id}"
 
     @property
     def engine_id(self) -> str:
@@ -120,19 +128,50 @@ class UserStore:
             return None
         return User(row["id"], row["username"], row["created_at"])
 
+    # -- login sessions: a cookie is valid only while its server-side session exists ----------
+
+    def start_session(self, user: User) -> User:
+        """A new login session for the user; returns the user bound to it."""
+        session_id = secrets.token_urlsafe(24)
+        with self._conn() as conn:
+            conn.execute("INSERT INTO sessions (id, user_id, created_at) VALUES (?, ?, ?)",
+                         (session_id, user.id, time.time()))
+        return User(user.id, user.username, user.created_at, session_id)
+
+    def from_session(self, cookie_id: str) -> User | None:
+        """The user of a live session ('<account>:<session>'), else None (logged out)."""
+        account, _, session_id = cookie_id.partition(":")
+        if not account.isdigit() or not session_id:
+            return None
+        with self._conn() as conn:
+            row = conn.execute(
+                "SELECT u.id, u.username, u.created_at FROM sessions s JOIN users u ON"
+                " u.id = s.user_id WHERE s.id = ? AND s.user_id = ?",
+                (session_id, int(account))).fetchone()
+        return User(row["id"], row["username"], row["created_at"], session_id) if row else None
+
+    def end_session(self, session_id: str) -> None:
+        """Log one session out: its cookie stops working everywhere it was copied."""
+        with self._conn() as conn:
+            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
     # -- login rate limiting -----------------------------------------------------------------
 
-    def failures(self, key: str, window: float) -> int:
-        with self._conn() as conn:
-            row = conn.execute("SELECT count(*) FROM login_failures WHERE key = ? AND ts > ?",
-                               (key, time.time() - window)).fetchone()
-        return int(row[0])
+    def reserve_attempt(self, key: str, window: float, limit: int) -> bool:
+        """Count recent failures and record this attempt as one, atomically; False at the limit.
 
-    def add_failure(self, key: str, window: float) -> None:
+        A successful login then clears the key (and so the reserved attempt).
+        """
         now = time.time()
         with self._conn() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            count = conn.execute("SELECT count(*) FROM login_failures WHERE key = ? AND ts > ?",
+                                 (key, now - window)).fetchone()[0]
+            if count >= limit:
+                return False
             conn.execute("INSERT INTO login_failures (key, ts) VALUES (?, ?)", (key, now))
             conn.execute("DELETE FROM login_failures WHERE ts < ?", (now - 2 * window,))
+        return True
 
     def clear_failures(self, key: str) -> None:
         with self._conn() as conn:

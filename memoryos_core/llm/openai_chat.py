@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +26,7 @@ class OpenAIChatModel:
         self.context_window = context_window
         self.json_mode = json_mode  # "none", "object" or "schema": what response_format to send
         self._openai = openai
+        self._failures = (openai.OpenAIError, *_transport_errors())
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout,
             max_retries=retries,
@@ -48,9 +50,9 @@ class OpenAIChatModel:
                 model=self.name, messages=messages,  # type: ignore[arg-type]
                 max_tokens=max_tokens, temperature=temperature, **self._format(json_schema),
             )
-        except self._openai.OpenAIError as exc:
+        except self._failures as exc:
             raise ModelError(f"chat model {self.name!r} failed: {_describe(exc)}") from exc
-        if not reply.choices or reply.choices[0].message.content is None:
+        if not getattr(reply, "choices", None) or reply.choices[0].message.content is None:
             raise ModelError(f"chat model {self.name!r} returned an empty reply")
         text = reply.choices[0].message.content
         usage = reply.usage
@@ -70,12 +72,31 @@ class OpenAIChatModel:
                 model=self.name, messages=messages,  # type: ignore[arg-type]
                 max_tokens=max_tokens, temperature=temperature, stream=True,
             )
+            finished = False
             for chunk in chunks:
                 choices = getattr(chunk, "choices", None)
-                if choices and choices[0].delta.content:
+                if choices and choices[0].delta and choices[0].delta.content:
                     yield choices[0].delta.content
-        except self._openai.OpenAIError as exc:
+                if choices and choices[0].finish_reason:
+                    finished = True
+        except self._failures as exc:
             raise ModelError(f"chat model {self.name!r} failed: {_describe(exc)}") from exc
+        if not finished:  # a cut stream must not pass for a whole answer
+            raise ModelError(f"chat model {self.name!r} stopped streaming before the answer"
+                             " was complete")
+
+
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """The HTTP library's base error (a connection cut mid-stream is not an OpenAIError)."""
+    for name in ("httpx", "httpx2"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        error = getattr(module, "HTTPError", None)
+        if isinstance(error, type) and issubclass(error, Exception):
+            return (error,)
+    return ()
 
 
 def _describe(exc: Exception) -> str:

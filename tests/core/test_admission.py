@@ -214,6 +214,8 @@ def test_killed_admission_loses_no_admitted_exchange(tmp_path):
         admitted.append(int(line))
         if len(admitted) >= 40 or time.time() > deadline:
             break
+    assert proc.poll() is None, "the child ended on its own before it was killed"
+    assert len(admitted) >= 40, f"only {len(admitted)} exchanges admitted before the kill"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     store = SQLiteStore(data)

@@ -18,12 +18,11 @@ from memoryos_core.errors import ModelError
 from memoryos_core.testing import ScriptedChatModel
 
 from .test_admission import TOPICS
-from .test_versions_import import LOCOMO, _without_ids
+from .test_versions_import import _without_ids
 
 EXTRACTIVE = ["--set", "consolidation=extractive", "--set", "analysis=extractive"]
 PLAYGROUND = [{"user_input": u, "agent_response": a, "timestamp": 1_700_000_000 + i * 60}
               for i, (u, a) in enumerate(TOPICS * 2)]
-needs_locomo = pytest.mark.skipif(not LOCOMO.exists(), reason="shared LoCoMo data not present")
 
 
 @pytest.fixture
@@ -74,15 +73,14 @@ def playground_file(tmp_path):
     return path
 
 
-@needs_locomo
-def test_cli_locomo_import_inspect_export_clear_restore_diff(memoryos, tmp_path):
-    code, out, err = memoryos("import", LOCOMO)
+def test_cli_locomo_import_inspect_export_clear_restore_diff(memoryos, tmp_path, locomo_file):
+    code, out, err = memoryos("import", locomo_file)
     assert code == 0, err
     assert "format locomo" in out and "embedding" in err  # progress lines (stderr is no TTY)
     state = state_of(memoryos)
     short, mid, long = state["short_term"], state["mid_term"], state["long_term"]
     assert short["count"] == short["capacity"] == 7 and mid["capacity"] == 200
-    assert mid["count"] > 0 and mid["page_count"] > 100
+    assert mid["count"] > 0 and mid["page_count"] == 15
     for seg in mid["segments"]:
         assert {"id", "heat", "n_visit", "l_interaction", "recency", "summary", "keywords",
                 "pages"} <= set(seg)
@@ -127,18 +125,17 @@ def test_cli_locomo_import_inspect_export_clear_restore_diff(memoryos, tmp_path)
     assert "before restore of version 1" in out and "before clear" in out
 
 
-@needs_locomo
-def test_cli_locomo_conversation_and_speaker(memoryos):
-    code, out, err = memoryos("import", LOCOMO, "--conversation", "conv-30", "--speaker",
+def test_cli_locomo_conversation_and_speaker(memoryos, locomo_file):
+    code, out, err = memoryos("import", locomo_file, "--conversation", "demo-gina", "--speaker",
                               "Gina", "--no-maintain", "--dry-run")
     assert code == 0, err
     assert "would be imported" in out and counts(state_of(memoryos))[0] == 0
-    code, out, err = memoryos("import", LOCOMO, "--conversation", "conv-30", "--speaker",
+    code, out, err = memoryos("import", locomo_file, "--conversation", "demo-gina", "--speaker",
                               "Gina", "--no-maintain")
     assert code == 0, err
     state = state_of(memoryos)
     assert state["mid_term"]["count"] == 0 and state["mid_term"]["pending_pages"]
-    code, _, err = memoryos("import", LOCOMO, "--conversation", "conv-99")
+    code, _, err = memoryos("import", locomo_file, "--conversation", "conv-99")
     assert code == 1 and err.strip() == "memoryos: error: no conversation 'conv-99' in this file"
 
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from memoryos_core import ImportFormatError, NotFound
 
 from .test_admission import TOPICS
-
-LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo_dev.json"
 
 
 def _fill(engine, user="u1", n=2):
@@ -147,10 +144,9 @@ def test_transcript_import(engine):
     assert engine.state("u1")["short_term"]["exchanges"][1]["user"] == "I moved to Lisbon\nit is sunny"
 
 
-@pytest.mark.skipif(not LOCOMO.exists(), reason="shared LoCoMo data not present")
-def test_locomo_import_uses_session_times_and_speaker(engine):
-    report = engine.import_dialogue("u1", LOCOMO.read_bytes(), speaker=None)
-    assert report["format"] == "locomo" and report["imported"] > 100
+def test_locomo_import_uses_session_times_and_speaker(engine, locomo_file):
+    report = engine.import_dialogue("u1", locomo_file.read_bytes(), speaker=None)
+    assert report["format"] == "locomo" and report["imported"] == 22
     state = engine.state("u1")
     first = min(p["timestamp"] for s in state["mid_term"]["segments"] for p in s["pages"])
     assert first == pytest.approx(1683554160.0)  # 1:56 pm on 8 May, 2023

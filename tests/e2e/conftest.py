@@ -28,7 +28,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-quic", "--disable-dev-shm-usage"]
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "test-output" / "screenshots"
-LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo_dev.json"
 PASSWORD = "correct horse battery"
 # Paper defaults for the short-term queue (7); small consolidation batches so segments form
 # within a few turns; extractive maintenance (no model calls); short answers for the local model.

@@ -4,36 +4,36 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import LOCOMO, memory_counts, screenshot, wait_job_done
+from .conftest import memory_counts, screenshot, wait_job_done
 
 pytestmark = pytest.mark.e2e
 
-SAMPLE = "conv-30"
+SAMPLE = "demo-gina"  # the made-up LoCoMo fixture (tests/conftest.py)
 
 
-def locomo_exchanges() -> tuple[int, str, str]:
-    """How many exchanges conv-30 holds for speaker_a, and two of its texts."""
-    doc = next(d for d in json.loads(LOCOMO.read_text()) if d["sample_id"] == SAMPLE)
+def locomo_exchanges(path: Path) -> tuple[int, str, str]:
+    """How many exchanges the sample holds for speaker_a, and two of its texts."""
+    doc = next(d for d in json.loads(path.read_text()) if d["sample_id"] == SAMPLE)
     conv = doc["conversation"]
     turns = [t for k, v in conv.items() if re.fullmatch(r"session_\d+", k) for t in v]
     mine = [t for t in turns if t["speaker"] == conv["speaker_a"]]
     return len(mine), mine[0]["text"], mine[-1]["text"]
 
 
-def test_import_locomo_file_with_progress_then_malformed_file(page: Page, user, tmp_path
-                                                              ) -> None:
-    assert LOCOMO.is_file(), f"the LoCoMo development file is missing: {LOCOMO}"
-    mine, first_text, last_text = locomo_exchanges()
+def test_import_locomo_file_with_progress_then_malformed_file(page: Page, user, tmp_path,
+                                                              locomo_file: Path) -> None:
+    mine, first_text, last_text = locomo_exchanges(locomo_file)
     page.get_by_role("navigation").get_by_role("link", name="Import").click()
     expect(page.get_by_role("heading", name="Import a dialogue")).to_be_visible()
     expect(page.get_by_text("No import yet.")).to_be_visible()
     screenshot(page, "import")
 
-    page.get_by_label("File", exact=True).set_input_files(str(LOCOMO))
+    page.get_by_label("File", exact=True).set_input_files(str(locomo_file))
     page.get_by_label("Format").select_option("locomo")
     page.get_by_label("sample id").fill(SAMPLE)
     page.get_by_role("button", name="Preview").click()

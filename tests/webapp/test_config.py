@@ -72,6 +72,9 @@ def test_config_operator_endpoint_is_default_model(make_app):
                    CHAT_API_KEY="op-key")
     model = app.extensions["memoryos"]._chat_model
     assert isinstance(model, OpenAIChatModel) and model.name == "my-model"
-    response = app.test_client().get("/-/settings.json")
+    client = app.test_client()
+    client.post("/register", data={"username": "op", "password": "correct horse",
+                                   "confirm": "correct horse"})
+    response = client.get("/-/settings.json")
     assert response.json["default_model"]["name"] == "my-model"
     assert b"op-key" not in response.data

@@ -18,7 +18,9 @@ def test_isolation_second_user_gets_404(client, auth, engine, chat_model):
     state = engine.state("u1")
     seg_id = state["mid_term"]["segments"][0]["id"]
     page_id = state["mid_term"]["segments"][0]["pages"][0]["id"]
+    assert client.post("/versions/snapshot.json").status_code == 200
     versions_a = client.get("/versions.json").json["versions"]
+    assert versions_a
     auth.logout()
 
     auth.register("bob")
@@ -31,8 +33,8 @@ def test_isolation_second_user_gets_404(client, auth, engine, chat_model):
     assert "alpha" not in str(mine)
     assert mine["short_term"]["count"] == 0 and mine["mid_term"]["segments"] == []
     assert client.get("/versions.json").json["versions"] == []
-    if versions_a:
-        r = client.post(f"/versions/{versions_a[0]['version']}/restore.json")
-        assert r.status_code == 404
+    number = versions_a[0]["version"]
+    assert client.post(f"/versions/{number}/restore.json").status_code == 404
+    assert client.get(f"/versions/diff.json?a={number}&b=0").status_code == 404
     assert engine.state("u2")["short_term"]["count"] == 0
     assert engine.state("u1")["short_term"]["count"] > 0

@@ -74,7 +74,7 @@ def test_profile_html_and_json(client, filled):
         assert b'href="/memory/pages/' in page.data
 
 
-def test_introspection_settings_html_and_json(client):
+def test_introspection_settings_html_and_json(client, user):
     r = client.get("/-/settings.json")
     assert r.json["ok"] and r.json["default_model"]["name"] == "scripted"
     names = {row["name"]: row for row in r.json["settings"]}

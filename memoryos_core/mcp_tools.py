@@ -1,0 +1,217 @@
+"""Tool bodies shared by the MCP server and the compat API: the reference's result shapes."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .engine import MemoryEngine
+from .errors import InvalidInput
+from .llm import ChatModel
+
+REF_TIME = "%Y-%m-%d %H:%M:%S"  # the reference's timestamp format (local time)
+NO_PROFILE = "No detailed user profile"
+
+
+def format_ts(ts: float | None) -> str:
+    """A float timestamp in the reference's 'YYYY-MM-DD HH:MM:SS' local-time format."""
+    return time.strftime(REF_TIME, time.localtime(time.time() if ts is None else ts))
+
+
+def parse_ts(value: Any, where: str = "timestamp") -> float | None:
+    """'YYYY-MM-DD HH:MM:SS', ISO 8601 or seconds -> float seconds; None stays None."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return datetime.strptime(text, REF_TIME).timestamp()
+        except ValueError:
+            pass
+        try:
+            return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    raise InvalidInput(f"{where} {value!r} is not a time: use 'YYYY-MM-DD HH:MM:SS' or ISO 8601")
+
+
+def profile_text(engine: MemoryEngine, user_id: str) -> str:
+    """The structured profile (and any imported profile note) as readable text."""
+    lines: list[str] = []
+    for fam in engine.profile(user_id)["families"]:
+        if fam["dimensions"]:
+            lines.append(f"{fam['family']}:")
+            lines += [f"- {d['dimension']}: {d['level']} ({d['reason']})"
+                      for d in fam["dimensions"]]
+    for note in engine.store.query("SELECT text FROM notes WHERE user_id = ? ORDER BY id",
+                                   (user_id,)):
+        lines.append(note["text"])
+    return "\n".join(lines)
+
+
+def knowledge(engine: MemoryEngine, user_id: str, kind: str,
+              ids: list[int] | None = None) -> list[dict[str, Any]]:
+    """Facts as the reference's knowledge entries {knowledge, timestamp}, optionally by id order."""
+    rows = {r["id"]: r for r in engine.store.query(
+        "SELECT id, text, created_at FROM facts WHERE user_id = ? AND kind = ? ORDER BY id",
+        (user_id, kind))}
+    order = list(rows) if ids is None else [i for i in ids if i in rows]
+    return [{"knowledge": rows[i]["text"], "timestamp": format_ts(rows[i]["created_at"])}
+            for i in order]
+
+
+def short_term(engine: MemoryEngine, user_id: str) -> list[dict[str, Any]]:
+    """Short-term memory as the reference's QA pairs."""
+    return [{"user_input": e["user"], "agent_response": e["assistant"],
+             "timestamp": format_ts(e["timestamp"])}
+            for e in engine.state(user_id)["short_term"]["exchanges"]]
+
+
+def check_count(value: Any, name: str, low: int = 1, high: int = 100) -> int:
+    """An integer within bounds, else InvalidInput naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(f"{name} must be an integer from {low} to {high}, got {value!r}")
+    return value
+
+
+def check_text(value: Any, name: str) -> str:
+    """A non-empty string, else InvalidInput naming the argument."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{name} must be a non-empty string")
+    return value
+
+
+@dataclass
+class ToolHost:
+    """What a host gives the tools: the engine, the caller's user id, its model and upkeep."""
+
+    engine: MemoryEngine
+    user: Callable[[], str]
+    model: Callable[[str], ChatModel | None] = field(default=lambda _user: None)
+    maintain: Callable[[str, ChatModel | None], None] | None = None
+    assistant_id: str = "memoryos_assistant"
+
+    def upkeep(self, user_id: str) -> None:
+        """Consolidate and analyse after a write (inline unless the host queues it)."""
+        model = self.model(user_id)
+        if self.maintain is not None:
+            self.maintain(user_id, model)
+        else:
+            self.engine.maintain(user_id, model=model)
+
+    # -- the reference's three tools ---------------------------------------------------------
+
+    def add_memory(self, user_input: str, agent_response: str, timestamp: str | None = None,
+                   meta_data: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Store one exchange; the reference's success shape plus our exchange id."""
+        user_id = self.user()
+        check_text(user_input, "user_input")
+        check_text(agent_response, "agent_response")
+        ts = parse_ts(timestamp)
+        exchange_id = self.engine.add_exchange(user_id, user_input, agent_response, ts,
+                                               maintain=False)
+        self.upkeep(user_id)
+        return {"status": "success", "message": "Memory has been successfully added to MemoryOS",
+                "timestamp": timestamp or format_ts(None), "exchange_id": exchange_id,
+                "details": {"user_input_length": len(user_input),
+                            "agent_response_length": len(agent_response),
+                            "has_meta_data": meta_data is not None}}
+
+    def retrieve_memory(self, query: str, relationship_with_user: str = "friend",
+                        style_hint: str = "", max_results: int = 10) -> dict[str, Any]:
+        """Short-term memory, retrieved pages and knowledge, as the reference returns them."""
+        user_id = self.user()
+        check_text(query, "query")
+        check_count(max_results, "max_results")
+        trace = self.engine.retrieve(user_id, query, record=True)
+        pages = trace["pages"]
+        marks = ",".join("?" * len(pages))
+        overviews = {r["id"]: r["overview"] for r in self.engine.store.query(
+            f"SELECT id, overview FROM exchanges WHERE user_id = ? AND id IN ({marks})",
+            (user_id, *[p["id"] for p in pages]))} if pages else {}
+        user_k = knowledge(self.engine, user_id, "user", [f["id"] for f in trace["facts"]["user"]])
+        asst_k = knowledge(self.engine, user_id, "assistant",
+                           [f["id"] for f in trace["facts"]["assistant"]])
+        stm = short_term(self.engine, user_id)
+        return {
+            "status": "success", "query": query, "timestamp": format_ts(None),
+            "user_profile": profile_text(self.engine, user_id) or NO_PROFILE,
+            "short_term_memory": stm, "short_term_count": len(stm),
+            "retrieved_pages": [{"user_input": p["user"], "agent_response": p["assistant"],
+                                 "timestamp": format_ts(p["timestamp"]),
+                                 "meta_info": overviews.get(p["id"], "")}
+                                for p in pages[:max_results]],
+            "retrieved_user_knowledge": user_k[:max_results],
+            "retrieved_assistant_knowledge": asst_k[:max_results],
+            "total_pages_found": len(pages), "total_user_knowledge_found": len(user_k),
+            "total_assistant_knowledge_found": len(asst_k),
+        }
+
+    def get_user_profile(self, include_knowledge: bool = True,
+                         include_assistant_knowledge: bool = False) -> dict[str, Any]:
+        """The profile text and knowledge lists; ours adds the structured profile."""
+        user_id = self.user()
+        result: dict[str, Any] = {
+            "status": "success", "timestamp": format_ts(None), "user_id": user_id,
+            "assistant_id": self.assistant_id,
+            "user_profile": profile_text(self.engine, user_id) or NO_PROFILE,
+            "profile": self.engine.profile(user_id),
+        }
+        if include_knowledge:
+            items = knowledge(self.engine, user_id, "user")
+            result.update(user_knowledge=items, user_knowledge_count=len(items))
+        if include_assistant_knowledge:
+            items = knowledge(self.engine, user_id, "assistant")
+            result.update(assistant_knowledge=items, assistant_knowledge_count=len(items))
+        return result
+
+    # -- ours -------------------------------------------------------------------------------
+
+    def chat(self, message: str, relationship_with_user: str | None = None,
+             style_hint: str | None = None) -> dict[str, Any]:
+        """Answer with memory, then remember the exchange."""
+        user_id = self.user()
+        check_text(message, "message")
+        result = self.engine.chat(user_id, message, relationship=relationship_with_user,
+                                  style_hint=style_hint, model=self.model(user_id),
+                                  maintain=False)
+        self.upkeep(user_id)
+        return {"answer": result["answer"], "exchange_id": result["exchange_id"],
+                "model": result["model"]}
+
+    def memory_state(self) -> dict[str, Any]:
+        """Every tier with counts, heat and pages (the engine's state)."""
+        return self.engine.state(self.user())
+
+    def force_analysis(self) -> dict[str, Any]:
+        """File pending pages and analyse every segment with unanalysed pages now."""
+        user_id = self.user()
+        return self.engine.force_analysis(user_id, model=self.model(user_id))
+
+    def snapshot(self, label: str = "mcp") -> dict[str, Any]:
+        """Save the current memory as a new version."""
+        return self.engine.snapshot(self.user(), check_text(label, "label")[:200])
+
+    def list_versions(self) -> list[dict[str, Any]]:
+        """Saved versions, newest first."""
+        return self.engine.versions(self.user())
+
+    def restore_version(self, version: int) -> dict[str, Any]:
+        """Make a version current (the current memory is saved first)."""
+        return self.engine.restore(self.user(), check_count(version, "version", 1, 10**9))
+
+    def import_dialogue(self, document: str, format: str = "auto", speaker: str | None = None,
+                        conversation: str | None = None) -> dict[str, Any]:
+        """Import a dialogue document (any supported format) given as text."""
+        user_id = self.user()
+        check_text(document, "document")
+        report = self.engine.import_dialogue(user_id, document.encode("utf-8"), format, speaker,
+                                             select=conversation, model=self.model(user_id))
+        report.pop("exchange_ids", None)
+        return json.loads(json.dumps(report, default=str))  # type: ignore[no-any-return]

@@ -1,0 +1,85 @@
+"""The reference library API: its README usage example, run unchanged but for the import line."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+README = Path("/work/shared/reference/memoryos/REFERENCE_README.md")
+FAKE = REPO / "tests" / "e2e" / "fake_openai.py"
+
+
+def _fake() -> Any:
+    spec = importlib.util.spec_from_file_location("fake_openai_for_compat", FAKE)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module.FakeOpenAI().start()
+
+
+@pytest.fixture
+def fake_openai():
+    fake = _fake()
+    yield fake
+    fake.stop()
+
+
+def readme_example() -> str:
+    """The reference README's 'Basic Usage' block, with only the import line changed."""
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"### Basic Usage\s*```python\n(.*?)```", text, re.S)
+    assert block, "the reference README's usage example was not found"
+    code = block.group(1)
+    assert code.count("from memoryos import Memoryos") == 1
+    return code.replace("from memoryos import Memoryos", "from memoryos_core.compat import Memoryos")
+
+
+@pytest.mark.skipif(not README.exists(), reason="the reference README is not in this checkout")
+def test_compat_runs_the_reference_readme_example(tmp_path, fake_openai):
+    fake_openai.enqueue("You work as a data scientist in San Francisco, Tom.")
+    script = tmp_path / "simple_demo.py"
+    script.write_text(readme_example(), encoding="utf-8")
+    env = {**os.environ, "OPENAI_BASE_URL": fake_openai.base_url, "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "MemoryOS initialized successfully!" in done.stdout, done.stdout + done.stderr
+    assert "Error:" not in done.stdout
+    assert "Assistant: You work as a data scientist in San Francisco, Tom." in done.stdout
+    answer = fake_openai.completions()[-1]["body"]
+    assert answer["model"] == "gpt-4o-mini"
+    assert "data scientist" in str(answer["messages"])  # the added memory reached the prompt
+    assert (tmp_path / "simple_demo_data" / "memory.sqlite3").exists()
+    # The example asked for BAAI/bge-m3, which is not installed: MiniLM is used, and said so.
+    assert "BAAI/bge-m3" in done.stderr and "all-MiniLM-L6-v2 instead" in done.stderr
+
+
+def test_compat_methods_return_the_reference_types(tmp_path, fake_openai, monkeypatch):
+    from memoryos_core.compat import Memoryos
+
+    memo = Memoryos(user_id="u1", openai_api_key="sk-test", data_storage_path=str(tmp_path),
+                    openai_base_url=fake_openai.base_url, short_term_capacity=2,
+                    mid_term_heat_threshold=5, embedding_model_name="all-MiniLM-L6-v2")
+    assert memo.add_memory("I have a golden retriever named Max.", "How old is he?") is None
+    memo.add_memory("I usually start my day with black coffee.", "Hot or iced?",
+                    timestamp="2024-01-02 08:00:00")
+    memo.add_memory("My favourite movie genre is science fiction.", "Any favourite film?")
+    fake_openai.enqueue("Your dog is Max.")
+    assert memo.get_response("What is my dog called?") == "Your dog is Max."
+    assert memo.get_user_profile_summary() == "None"
+    assert memo.get_assistant_knowledge_summary() == []
+    stats = memo.get_memory_stats()
+    assert stats["user_id"] == "u1" and stats["short_term_count"] == 2
+    assert set(stats) == {"user_id", "short_term_count", "mid_term_sessions_count",
+                          "has_user_profile", "assistant_knowledge_count"}
+    assert memo.force_mid_term_analysis() is None
+    assert isinstance(memo.get_memory_stats()["mid_term_sessions_count"], int)
+    assert repr(memo).startswith("<Memoryos user_id='u1'")

@@ -1,0 +1,136 @@
+"""MCP over Streamable HTTP at /mcp (bearer tokens, one user per token) and the token pages.
+
+The SDK's transport answers each POST in stateless JSON mode inside the request's own thread
+(`memoryos_core.mcp_server.serve_http`): no event loop or session outlives a request, so the
+endpoint works the same under gunicorn's sync workers, threaded workers and the dev server.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from typing import Any
+
+from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
+from flask_login import current_user, login_required
+from flask_wtf import FlaskForm
+from wtforms import StringField
+from wtforms.validators import DataRequired, Length
+
+from memoryos_core import InvalidInput
+from memoryos_core.llm import ChatModel
+from memoryos_core.mcp_server import build_server, jsonrpc_error, serve_http
+
+from .maintenance import maintainer
+from .models import user_chat_model
+from .rendering import page, wants_json
+from .tokens import TokenStore
+
+bp = Blueprint("mcp", __name__)
+_MODEL: contextvars.ContextVar[ChatModel | None] = contextvars.ContextVar("mcp_model",
+                                                                          default=None)
+HOP_HEADERS = {"content-length", "transfer-encoding", "connection"}
+
+
+class TokenForm(FlaskForm):
+    name = StringField("Token name", validators=[DataRequired(), Length(max=100)])
+
+
+def tokens() -> TokenStore:
+    return current_app.extensions["memplay_tokens"]  # type: ignore[no-any-return]
+
+
+def _server() -> Any:
+    """The app's MCP server, built on first use (the SDK is imported only then)."""
+    ext = current_app.extensions
+    if "memplay_mcp" not in ext:
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        ext["memplay_mcp"] = build_server(
+            ext["memoryos"], model=lambda _user: _MODEL.get(),
+            maintain=lambda user, model: maintainer(app).request(user, model))
+    return ext["memplay_mcp"]
+
+
+def _refuse(status: int, message: str) -> Response:
+    return Response(jsonrpc_error(message), status=status, mimetype="application/json",
+                    headers={"WWW-Authenticate": 'Bearer realm="memoryos"'} if status == 401
+                    else {})
+
+
+@bp.route("/mcp", methods=["GET", "POST", "DELETE"])
+def endpoint() -> Response:
+    """Streamable HTTP for the account a bearer token belongs to; anything else is refused."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return _refuse(401, "MCP needs an access token: send 'Authorization: Bearer <token>'"
+                            " (create one on /settings)")
+    account = tokens().user_for(token.strip())
+    user = current_app.extensions["memplay_users"].get(account) if account else None
+    if user is None:
+        return _refuse(401, "this access token is unknown or was revoked")
+    headers = [(k, v) for k, v in request.headers.items() if k.lower() != "cookie"]
+    token_ctx = _MODEL.set(user_chat_model(user))
+    try:
+        status, out_headers, body = serve_http(_server(), user.engine_id, request.method,
+                                               "/mcp", headers, request.get_data(cache=False))
+    finally:
+        _MODEL.reset(token_ctx)
+    return Response(body, status=status,
+                    headers=[(k, v) for k, v in out_headers if k.lower() not in HOP_HEADERS])
+
+
+# -- token pages ------------------------------------------------------------------------------
+
+@bp.get("/settings/tokens.json")
+@login_required
+def list_tokens() -> Any:
+    return page("settings.html", tokens=[t.public() for t in tokens().list(current_user.id)])
+
+
+@bp.post("/settings/tokens.json")
+@bp.post("/settings/tokens")
+@login_required
+def create_token() -> Any:
+    """Create a named token and show it once (it is stored only as a hash)."""
+    form = TokenForm()
+    if not form.validate_on_submit():
+        raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs)
+                           or "invalid form")
+    token, info = tokens().create(current_user.id, form.name.data.strip())
+    mcp_url = request.host_url.rstrip("/") + "/mcp"
+    if wants_json():
+        return page("mcp_token.html", token=token, info=info.public(), url=mcp_url), 201
+    return render_template("mcp_token.html", token=token, info=info.public(), url=mcp_url), 201
+
+
+@bp.post("/settings/tokens/<int:token_id>/revoke.json")
+@bp.post("/settings/tokens/<int:token_id>/revoke")
+@login_required
+def revoke_token(token_id: int) -> Any:
+    form = FlaskForm()
+    if not form.validate_on_submit():
+        raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs)
+                           or "invalid form")
+    if not tokens().revoke(current_user.id, token_id):
+        abort(404, "No such token, or it is already revoked.")
+    if wants_json():
+        return page("settings.html", revoked=token_id)
+    from flask import flash, redirect, url_for
+
+    flash("Token revoked: clients using it are refused from now on.", "info")
+    return redirect(url_for("settings.index"))
+
+
+def init_app(app: Flask) -> None:
+    """Token table, the blueprint (CSRF-exempt /mcp: bearer auth, never cookies), template helpers."""
+    from . import csrf
+
+    app.extensions["memplay_tokens"] = TokenStore(app.extensions["memplay_users"].path)
+    csrf.exempt(endpoint)
+    app.register_blueprint(bp)
+
+    @app.context_processor
+    def token_helpers() -> dict[str, Any]:
+        def my_tokens() -> list[dict[str, Any]]:
+            return [t.public() for t in tokens().list(current_user.id)]
+
+        return {"mcp_tokens": my_tokens, "token_form": TokenForm}
