@@ -12,6 +12,7 @@ from typing import Any
 
 from . import analysis, consolidation, importing, retrieval, state, versions
 from .admission import admit, check_exchange
+from .answering import fit_prompt
 from .config import EngineConfig
 from .context import Context
 from .errors import InvalidInput, ModelError, NotFound
@@ -19,10 +20,9 @@ from .heat import record_visits
 from .jobs import Jobs
 from .llm import ChatModel, Embedder, default_chat_model
 from .llm.embedder import SentenceTransformerEmbedder
-from .prompts import answer_system
 from .reembed import check_model
 from .storage import FaissVectorIndex, SQLiteStore
-from .text import count_tokens, strip_think, truncate_tokens
+from .text import count_tokens, strip_think
 
 Progress = Callable[[int, int, str], None]
 
@@ -48,6 +48,16 @@ def check_user(user_id: Any) -> str:
     if not isinstance(user_id, str) or not user_id.strip() or len(user_id) > 200:
         raise InvalidInput("user id must be a non-empty string of at most 200 characters")
     return user_id
+
+
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def check_id(value: Any, what: str) -> int:
+    """A record id or version number: an int SQLite can hold, else NotFound (never a crash)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ID:
+        raise NotFound(f"{what} {str(value)[:40]} does not exist")
+    return value
 
 
 class MemoryEngine:
@@ -174,7 +184,8 @@ class MemoryEngine:
             raise InvalidInput(f"message is longer than {self.config.max_text_chars} characters")
         llm = model or self.chat_model()
         trace = retrieval.retrieve(self.ctx, user_id, text, record=False)
-        messages = self._answer_messages(user_id, text, trace, llm, relationship, style_hint)
+        messages, trace = fit_prompt(self.ctx, user_id, text, trace, llm, relationship,
+                                     style_hint)
         started = time.perf_counter()
         if on_token is not None:
             pieces = []
@@ -208,42 +219,11 @@ class MemoryEngine:
             self.maintain(user_id, model=model)
         return {"answer": answer, "exchange_id": exchange_id, "model": llm.name, "trace": trace}
 
-    def _answer_messages(
-        self, user_id: str, text: str, trace: dict[str, Any], llm: ChatModel,
-        relationship: str | None, style_hint: str | None,
-    ) -> list[dict[str, str]]:
-        """System (memory) + short-term turns + the message, fitted to the model's window."""
-        short = self.store.query(
-            "SELECT user_text, assistant_text FROM exchanges WHERE user_id = ? AND tier ="
-            " 'short' ORDER BY ts, id", (user_id,))
-        window = llm.context_window - self.config.answer_max_tokens - 64
-        block = trace["memory_block"]
-        while True:
-            system = answer_system(block, time.time(), relationship, style_hint)
-            turns: list[dict[str, str]] = []
-            for row in short:
-                turns += [{"role": "user", "content": row["user_text"]},
-                          {"role": "assistant", "content": row["assistant_text"]}]
-            messages = [{"role": "system", "content": system}, *turns,
-                        {"role": "user", "content": text}]
-            total = sum(count_tokens(m["content"]) + 4 for m in messages)
-            if total <= window or (not short and count_tokens(block) < 50):
-                break
-            if short:
-                short = short[1:]  # oldest short-term turn goes first
-            else:
-                block = truncate_tokens(block, max(0, count_tokens(block) - (total - window)))
-        trace["prompt_parts"] = [*trace["prompt_parts"],
-                                 {"name": "short_term", "tokens": sum(
-                                     count_tokens(t["content"]) for t in turns),
-                                  "items": len(turns) // 2},
-                                 {"name": "message", "tokens": count_tokens(text), "items": 1}]
-        return messages
-
     def trace(self, user_id: str, exchange_id: int) -> dict[str, Any]:
         """The stored retrieval trace of one answer."""
         row = self.store.query_one("SELECT trace FROM traces WHERE exchange_id = ? AND"
-                                   " user_id = ?", (exchange_id, check_user(user_id)))
+                                   " user_id = ?", (check_id(exchange_id, "exchange"),
+                                                    check_user(user_id)))
         if row is None:
             raise NotFound(f"no trace for exchange {exchange_id}")
         result: dict[str, Any] = json.loads(row["trace"])
@@ -255,11 +235,11 @@ class MemoryEngine:
 
     def segment(self, user_id: str, segment_id: int) -> dict[str, Any]:
         """One segment with heat terms and its pages (NotFound for another user's)."""
-        return state.one_segment(self.ctx, check_user(user_id), segment_id)
+        return state.one_segment(self.ctx, check_user(user_id), check_id(segment_id, "segment"))
 
     def page(self, user_id: str, page_id: int) -> dict[str, Any]:
         """One exchange or page with chain links and what it supports in long-term memory."""
-        return state.one_page(self.ctx, check_user(user_id), page_id)
+        return state.one_page(self.ctx, check_user(user_id), check_id(page_id, "page"))
 
     def short_term_fill(self, user_id: str) -> dict[str, int]:
         """How full short-term memory is: count and capacity."""
@@ -295,6 +275,7 @@ class MemoryEngine:
 
     def restore(self, user_id: str, version: int) -> dict[str, Any]:
         """Snapshot the current state, then make `version` current, atomically."""
+        check_id(version, "version")
         with self._user_lock(check_user(user_id)):
             result = versions.restore(self.ctx, user_id, version)
         return result
@@ -307,11 +288,12 @@ class MemoryEngine:
 
     def diff(self, user_id: str, a: int, b: int) -> dict[str, Any]:
         """What was added, removed and changed between two versions."""
-        return versions.diff(self.ctx, check_user(user_id), a, b)
+        return versions.diff(self.ctx, check_user(user_id), check_id(a, "version"),
+                             check_id(b, "version"))
 
     def delete_version(self, user_id: str, version: int) -> None:
         """Delete one stored version."""
-        versions.delete_version(self.ctx, check_user(user_id), version)
+        versions.delete_version(self.ctx, check_user(user_id), check_id(version, "version"))
 
     def export(self, user_id: str) -> dict[str, Any]:
         """One versioned JSON document with the user's whole memory."""

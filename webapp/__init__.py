@@ -77,12 +77,14 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         memory,
         profile,
         rendering,
+        security,
         settings,
         versions,
     )
 
     rendering.init_app(app)
     errors.init_app(app)
+    security.init_app(app)
     for module in (auth, chat, imports, analysis, jobs, memory, profile, versions, settings,
                    introspection):
         app.register_blueprint(module.bp)
@@ -98,6 +100,4 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 def _load_user(user_id: str) -> Any:
     from flask import current_app
 
-    if not user_id.isdigit():
-        return None
-    return current_app.extensions["memplay_users"].get(int(user_id))
+    return current_app.extensions["memplay_users"].from_session(user_id)
