@@ -84,7 +84,9 @@ def build_profile(ctx: Context, user_id: str) -> dict[str, Any]:
         items = sorted((r for r in rows if r["family"] == family),
                        key=lambda r: order.get(r["dimension"], 999))
         families.append({"family": family, "dimensions": items})
-    return {"families": families, "count": len(rows)}
+    notes = ctx.store.query("SELECT kind, text, source, created_at FROM notes WHERE user_id = ?"
+                            " ORDER BY id", (user_id,))
+    return {"families": families, "count": len(rows), "notes": notes}
 
 
 def build_state(ctx: Context, user_id: str) -> dict[str, Any]:

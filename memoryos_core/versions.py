@@ -58,6 +58,8 @@ def export_document(ctx: Context, user_id: str) -> dict[str, Any]:
         "user_state": state or {"overview": "", "last_page_id": None},
         "traces": store.query("SELECT exchange_id, created_at, trace FROM traces WHERE"
                               " user_id = ? ORDER BY exchange_id", (user_id,)),
+        "notes": store.query("SELECT kind, text, source, created_at FROM notes WHERE"
+                             " user_id = ? ORDER BY id", (user_id,)),
     }
 
 
@@ -130,6 +132,7 @@ def _wipe(conn: sqlite3.Connection, user_id: str) -> None:
     conn.execute("DELETE FROM facts WHERE user_id = ?", (user_id,))
     conn.execute("DELETE FROM profile WHERE user_id = ?", (user_id,))
     conn.execute("DELETE FROM user_state WHERE user_id = ?", (user_id,))
+    conn.execute("DELETE FROM notes WHERE user_id = ?", (user_id,))
 
 
 def load_document(
@@ -190,6 +193,10 @@ def load_document(
                  " VALUES (?, ?, ?, ?)", (user_id, st.get("overview") or "",
                                           last if keep_ids or last is None else ex_map.get(last),
                                           time.time()))
+    for note in doc.get("notes", []):  # absent in documents older than notes
+        conn.execute("INSERT INTO notes (user_id, kind, text, source, created_at) VALUES"
+                     " (?, ?, ?, ?, ?)", (user_id, note["kind"], note["text"],
+                                          note.get("source", ""), note["created_at"]))
     for tr in doc.get("traces", []):
         target = tr["exchange_id"] if keep_ids else ex_map.get(tr["exchange_id"])
         if target is not None:

@@ -109,6 +109,11 @@ def test_reference_folder_imports_with_counts_matching_its_files(tmp_path, embed
     from memoryos_core.mcp_tools import profile_text
 
     assert profile_text(engine, "tom") == PROFILE  # kept verbatim as a note
+    assert [n["text"] for n in engine.profile("tom")["notes"]] == [PROFILE]
+    cleared = engine.clear("tom")
+    assert profile_text(engine, "tom") == ""
+    engine.restore("tom", cleared["saved_as"])  # notes travel with versions
+    assert profile_text(engine, "tom") == PROFILE
     hits = engine.retrieve("tom", "Which trail did I hike?")
     assert any("Eiger" in p["user"] for p in hits["pages"][:3])
     assert main([*args, "import-reference", str(ref), "--json"], embedder=embedder) == 0
@@ -162,6 +167,8 @@ def test_reference_import_page_preview_then_job(client, user, engine, tmp_path):
     assert engine.state(user)["mid_term"]["page_count"] == 5
     html = client.get("/import/memoryos").get_data(as_text=True)
     assert "Imported from MemoryOS users/demo_user" in html
+    profile = client.get("/profile").get_data(as_text=True)
+    assert "Extraversion ( High ) - enjoys group hikes." in profile
 
 
 def test_reference_import_page_rejects_a_broken_zip(client, user, engine, tmp_path):
