@@ -1,4 +1,5 @@
-/* MemoryOS Playground: CSRF for htmx, Enter-to-send, and streamed answers (SSE over fetch). */
+/* MemoryOS Playground: CSRF for htmx, Enter-to-send, streamed answers (SSE over fetch),
+   one screen-reader announcement per answer, keyboard-reachable scrolling tables. */
 (function () {
   "use strict";
   function csrfToken() {
@@ -9,6 +10,36 @@
   document.addEventListener("htmx:configRequest", function (event) {
     event.detail.headers["X-CSRFToken"] = csrfToken();
   });
+
+  // Screen readers hear each finished answer once, from #answer-status: the streamed tokens
+  // go into a plain element (no aria-live), so they are not read piece by piece.
+  function announce(exchange) {
+    var status = document.getElementById("answer-status");
+    var md = exchange && exchange.querySelector(".assistant .md");
+    if (!status || !md) return;
+    status.textContent = "Assistant: " + md.textContent.trim();
+  }
+
+  function lastExchange(box) {
+    var all = box.querySelectorAll("article.exchange:not(.streaming)");
+    return all.length ? all[all.length - 1] : null;
+  }
+
+  // A table wider than its box scrolls inside it; a keyboard must be able to reach and
+  // scroll that box, so it becomes a named tab stop while (and only while) it overflows.
+  function markScrollBoxes(root) {
+    (root || document).querySelectorAll(".table-wrap").forEach(function (wrap) {
+      if (wrap.scrollWidth > wrap.clientWidth + 1) {
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", (wrap.dataset.label || "Table") + " (scrolls sideways)");
+      } else {
+        wrap.removeAttribute("tabindex");
+        wrap.removeAttribute("role");
+        wrap.removeAttribute("aria-label");
+      }
+    });
+  }
 
   function scrollMessages() {
     var box = document.getElementById("messages");
@@ -46,6 +77,8 @@
   }
 
   function streamChat(form, textarea) {
+    if (form.dataset.busy) return;
+    form.dataset.busy = "1";
     var box = document.getElementById("messages");
     var pending = document.getElementById("pending");
     var button = form.querySelector("button[type=submit]");
@@ -66,7 +99,13 @@
     box.appendChild(live);
     scrollMessages();
     var out = answer.querySelector(".text");
-    button.disabled = true;
+    live.setAttribute("aria-busy", "true");
+    // Not `disabled`: a disabled button that has focus drops it to <body>. Keep focus in the
+    // message box so the next message can be written while this answer streams.
+    button.setAttribute("aria-disabled", "true");
+    if (document.activeElement === button || document.activeElement === document.body) {
+      textarea.focus();
+    }
     pending.classList.add("htmx-request");
     textarea.value = "";
     var body = new FormData(form);
@@ -86,8 +125,10 @@
           if (step.done) return;
           buffer = parseEvents(buffer + decoder.decode(step.value, {stream: true}), function (name, data) {
             if (name === "token") { out.textContent += data.text; scrollMessages(); }
-            else if (name === "done") { live.remove(); appendHTML(box, data.html); }
-            else if (name === "error") { live.remove(); appendHTML(box, data.html); textarea.value = text; }
+            else if (name === "done") {
+              live.remove(); appendHTML(box, data.html); announce(lastExchange(box));
+            }
+            else if (name === "error") { live.remove(); appendHTML(box, data.html); if (!textarea.value) textarea.value = text; }
           });
           return pump();
         });
@@ -97,21 +138,44 @@
       live.remove();
       var div = document.createElement("div");
       div.className = "alert alert-error";
+      div.setAttribute("role", "alert");
       div.textContent = "Connection failed: " + err;
       box.appendChild(div);
-      textarea.value = text;
+      if (!textarea.value) textarea.value = text;
     }).finally(function () {
-      button.disabled = false;
+      delete form.dataset.busy;
+      button.removeAttribute("aria-disabled");
       pending.classList.remove("htmx-request");
-      textarea.focus();
+      // Back to the message box, unless the reader moved elsewhere (a link, the page).
+      var active = document.activeElement;
+      if (!active || active === document.body || form.contains(active)) textarea.focus();
     });
   }
 
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(function () { markScrollBoxes(); }, 150);
+  });
+  // The phone nav is one row that scrolls sideways: bring a link focused by keyboard into view.
+  document.addEventListener("focusin", function (event) {
+    var target = event.target;
+    if (target.closest && target.closest(".topbar nav")) {
+      target.scrollIntoView({block: "nearest", inline: "nearest"});
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function (event) { markScrollBoxes(event.target); });
+
   document.addEventListener("DOMContentLoaded", function () {
+    markScrollBoxes();
     var form = document.getElementById("chat-form");
     if (!form) return;
     var textarea = form.querySelector("textarea");
     scrollMessages();
+    // The chat page starts in the message box (autofocus, and here for browsers that skip it).
+    if (!location.hash && (!document.activeElement || document.activeElement === document.body)) {
+      textarea.focus({preventScroll: true});
+    }
     textarea.addEventListener("keydown", function (event) {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
@@ -128,7 +192,11 @@
         if (textarea.value.trim()) streamChat(form, textarea);
       }, true);
     } else {
-      form.addEventListener("htmx:afterRequest", function () { form.reset(); textarea.focus(); });
+      form.addEventListener("htmx:afterRequest", function (event) {
+        form.reset();
+        textarea.focus();
+        if (event.detail.successful) announce(lastExchange(document.getElementById("messages")));
+      });
     }
   });
 })();

@@ -28,6 +28,7 @@ class FakeOpenAI:
         self.default = "Noted. I will remember that."
         self.requests: list[dict[str, Any]] = []
         self.failure: int | None = None
+        self.token_delay = 0.0  # seconds between streamed pieces (to watch an answer stream)
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai",
@@ -61,6 +62,7 @@ class FakeOpenAI:
             self._replies.clear()
             self.requests.clear()
             self.failure = None
+            self.token_delay = 0.0
 
     def completions(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -145,6 +147,8 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             for n, piece in enumerate(pieces):
                 self.wfile.write(chunk({"content": piece if n == 0 else " " + piece}))
                 self.wfile.flush()
+                if fake.token_delay:
+                    time.sleep(fake.token_delay)
             self.wfile.write(chunk({}, "stop"))
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()

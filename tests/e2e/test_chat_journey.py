@@ -71,7 +71,7 @@ def test_chat_ten_turns_fill_memory_and_explain_answers(page: Page, user, fake_o
     screenshot(page, "segment")
 
     page.goto("/")
-    exchanges(page).last.get_by_role("link", name="why?").click()
+    exchanges(page).last.get_by_role("link", name=re.compile(r"^Why this answer: ")).click()
     expect(page.get_by_role("heading", name=re.compile("Why this answer"))).to_be_visible()
     expect(page.get_by_text(TOPICS[-1]).first).to_be_visible()
     pages_card = page.locator("section.card").filter(

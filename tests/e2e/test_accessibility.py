@@ -1,0 +1,224 @@
+"""Accessibility: axe-core on every page (desktop and phone, light and dark), a phone layout
+that never scrolls sideways, keyboard flow on the chat page, one announcement per answer.
+
+One account is filled once for the module (import, analysis, chat turns, a version); each
+(size, theme) reuses one logged-in browser context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from .a11y_support import (
+    SIZES,
+    THEMES,
+    WATCH_LIVE_REGIONS,
+    Seeded,
+    Views,
+    axe_violations,
+    logged_out_paths,
+    seed_user,
+    sideways_overflow,
+)
+from .conftest import WAIT, LiveServer, new_username, screenshot
+
+pytestmark = pytest.mark.e2e
+
+VIEWS = [(size, theme) for size in SIZES for theme in THEMES]
+
+
+@pytest.fixture(scope="module")
+def seeded(browser: Browser, live_server: LiveServer, fake_openai: Any) -> Iterator[Seeded]:
+    context = browser.new_context(base_url=live_server.url, viewport=SIZES["desktop"])
+    context.set_default_timeout(WAIT)
+    try:
+        yield seed_user(context.new_page(), new_username("a11y"), fake_openai)
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def views(browser: Browser, live_server: LiveServer, seeded: Seeded) -> Iterator[Views]:
+    opened = Views(browser, live_server.url, seeded.username)
+    yield opened
+    opened.close()
+
+
+def visit(page: Page, path: str) -> None:
+    page.goto(path)
+    page.wait_for_load_state("load")
+
+
+@pytest.mark.parametrize(("size", "theme"), VIEWS, ids=[f"{s}-{t}" for s, t in VIEWS])
+def test_axe_every_page_has_no_violations(views: Views, seeded: Seeded, size: str,
+                                          theme: str) -> None:
+    found: dict[str, list[str]] = {}
+    for logged_in, paths in ((True, seeded.paths), (False, logged_out_paths())):
+        page = views.get(size, theme, logged_in)
+        for name, path in paths.items():
+            visit(page, path)
+            if problems := axe_violations(page):
+                found[f"{name} ({path})"] = problems
+        assert page.js_errors == [], page.js_errors  # type: ignore[attr-defined]
+    # A state the pages only reach by acting: the import preview (an htmx fragment).
+    page = views.get(size, theme)
+    visit(page, "/import")
+    page.get_by_label("…or paste the dialogue").fill("User: Hello there\nAssistant: Hi!")
+    page.get_by_role("button", name="Preview").click()
+    expect(page.locator("#import-preview table")).to_be_visible()
+    if problems := axe_violations(page):
+        found["import preview"] = problems
+    report = "\n".join(f"{where}:\n  " + "\n  ".join(lines) for where, lines in found.items())
+    assert not found, f"axe-core violations at {size}, {theme}:\n{report}"
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_phone_no_page_scrolls_sideways(views: Views, seeded: Seeded, theme: str) -> None:
+    page = views.get("phone", theme)
+    width = SIZES["phone"]["width"]
+    wide = {}
+    for name, path in seeded.paths.items():
+        visit(page, path)
+        assert page.evaluate("window.innerWidth") == width
+        if extra := sideways_overflow(page):
+            wide[name] = f"{width + extra} px"
+    visit(page, "/memory")
+    screenshot(page, f"phone-memory-{theme}")
+    assert not wide, f"pages wider than the {width} px viewport: {wide}"
+
+
+def test_phone_layout_header_tables_chat_and_heat(views: Views, seeded: Seeded) -> None:
+    page = views.get("phone", "light")
+    visit(page, "/")
+    header = page.locator("header.topbar")
+    assert header.evaluate("h => getComputedStyle(h).position") not in ("sticky", "fixed")
+    assert header.bounding_box()["height"] <= 110, header.bounding_box()  # type: ignore[index]
+    nav = page.get_by_role("navigation", name="Main")
+    boxes = [a.bounding_box() for a in nav.get_by_role("link").all()]
+    assert len({round(b["y"]) for b in boxes if b}) == 1, "the nav wraps onto several rows"
+    # The message box is on the first screen: no page scroll needed to write.
+    box = page.get_by_label("Message")
+    expect(box).to_be_focused()
+    assert page.evaluate("window.scrollY") == 0
+    rect = box.bounding_box()
+    assert rect and rect["y"] >= 0 and rect["y"] + rect["height"] <= SIZES["phone"]["height"]
+    send = page.get_by_role("button", name="Send")
+    assert (send.bounding_box() or {"y": 1e9})["y"] < SIZES["phone"]["height"]
+    screenshot(page, "phone-chat")
+
+    visit(page, "/memory")
+    expect(page.locator("svg.heat-chart")).to_be_hidden()  # 7 px labels: the table instead
+    wrap = page.locator(".table-wrap").first
+    assert wrap.evaluate("w => w.scrollWidth > w.clientWidth"), "the table fits: nothing to test"
+    expect(wrap).to_have_attribute("tabindex", "0")  # keyboard users can scroll it
+    expect(wrap).to_have_attribute("aria-label", re.compile("scrolls sideways"))
+    assert sideways_overflow(page) == 0
+
+    # Every focus stop shows in the viewport, not under a header (22 stops on /memory).
+    page.evaluate("window.scrollTo(0, 0)")
+    hidden = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        info = page.evaluate("""() => {
+          const el = document.activeElement, r = el.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return {tag: el.tagName, text: (el.textContent || '').trim().slice(0, 30),
+                  body: el === document.body, seen: !!hit && (el.contains(hit) || hit.contains(el))};
+        }""")
+        if info["body"]:
+            break
+        if not info["seen"]:
+            hidden.append(info)
+    assert not hidden, f"focused but covered or off-screen: {hidden}"
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_keyboard_chat_message_box_within_two_tab_stops(views: Views, size: str) -> None:
+    page = views.get(size, "light")
+    visit(page, "/")
+    stops = 0
+    while page.evaluate("document.activeElement.id") != "message" and stops < 2:
+        page.keyboard.press("Tab")
+        stops += 1
+    assert page.evaluate("document.activeElement.id") == "message", (
+        f"after {stops} Tab stops focus is on {page.evaluate('document.activeElement.outerHTML')}")
+    # The textarea's focus ring is drawn (3 px, the focus colour).
+    outline = page.get_by_label("Message").evaluate(
+        "t => { const s = getComputedStyle(t); return [s.outlineStyle, s.outlineWidth]; }")
+    assert outline[0] != "none" and float(outline[1].removesuffix("px")) >= 2, outline
+
+    # Elsewhere, the first Tab stop is a visible skip link that lands in the main content.
+    visit(page, "/memory")
+    page.keyboard.press("Tab")
+    skip = page.get_by_role("link", name="Skip to main content")
+    expect(skip).to_be_focused()
+    box = skip.bounding_box()
+    assert box and box["y"] >= 0 and box["width"] > 1
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('main') !== null")
+    # On the chat page the skip link goes straight to the message box.
+    visit(page, "/")
+    page.get_by_role("link", name="Skip to the message box").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_label("Message")).to_be_focused()
+
+
+def test_keyboard_focus_is_visible_on_every_stop(views: Views) -> None:
+    page = views.get("desktop", "dark")
+    visit(page, "/memory")
+    missing = []
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        info = page.evaluate("""() => {
+          const el = document.activeElement, s = getComputedStyle(el);
+          return {body: el === document.body, html: el.outerHTML.slice(0, 80),
+                  ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2};
+        }""")
+        if info["body"]:
+            break
+        if not info["ring"]:
+            missing.append(info["html"])
+    assert not missing, f"focus stops without a visible focus ring: {missing}"
+
+
+def test_answer_links_have_distinct_names(views: Views, seeded: Seeded) -> None:
+    page = views.get("desktop", "light")
+    visit(page, "/")
+    links = page.locator("#messages a.why")
+    expect(links).to_have_count(len(seeded.chats))
+    for text in seeded.chats:
+        name = "Why this answer: " + " ".join(text.split()[:6])
+        expect(page.get_by_role("link", name=name, exact=True)).to_have_count(1)
+    expect(page.get_by_role("link", name="why?", exact=True)).to_have_count(0)
+
+
+def test_streamed_answer_keeps_focus_and_is_announced_once(views: Views, fake_openai: Any
+                                                           ) -> None:
+    page = views.get("desktop", "light")
+    visit(page, "/")
+    expect(page.locator("#messages")).not_to_have_attribute("aria-live", re.compile("."))
+    reply = "Your dog Biscuit walks with you every morning, rain or shine, says my memory."
+    fake_openai.token_delay = 0.08
+    fake_openai.enqueue(reply)
+    page.evaluate(WATCH_LIVE_REGIONS)
+    finished = page.locator("#messages article.exchange:not(.streaming)")
+    before = finished.count()
+    page.get_by_label("Message").fill("Who walks with me every morning?")
+    page.get_by_role("button", name="Send").click()  # the pointer path: focus was on Send
+    streaming = page.locator("#messages article.streaming .assistant .text")
+    expect(streaming).to_contain_text("Biscuit")  # tokens are arriving
+    expect(page.get_by_label("Message")).to_be_focused()
+    assert page.evaluate("document.querySelector('#messages article.streaming')"
+                         ".closest('[aria-live],[role=status],[role=log],[role=alert]')") is None
+    expect(finished).to_have_count(before + 1)
+    expect(page.get_by_label("Message")).to_be_focused()
+    expect(page.locator("#answer-status")).to_have_text(f"Assistant: {reply}")
+    announced = page.evaluate("window.__announced")
+    assert announced == [f"Assistant: {reply}"], announced
