@@ -22,7 +22,7 @@ def _app(folder: Path) -> Any:
         "DATA_DIR": str(folder), "SECRET_KEY": "fuzz", "EMBEDDER": HashEmbedder(),
         "CHAT_MODEL": ScriptedChatModel(default=schema_filler),
         "ENGINE_SETTINGS": {"consolidation": "extractive", "analysis": "extractive"},
-        "LOGIN_MAX_FAILURES": 10**6})
+        "LOGIN_MAX_FAILURES": 10**6, "PROPAGATE_EXCEPTIONS": False})  # a crash is a 500
 
 
 def _strategies() -> dict[str, Any]:

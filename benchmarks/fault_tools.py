@@ -52,6 +52,13 @@ def fill(schema: dict[str, Any]) -> Any:
     return fill_schema(schema)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that give up (timeouts) are expected here: no tracebacks on stderr."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return
+
+
 class FaultServer:
     """An OpenAI-compatible endpoint that answers well ('ok') or fails in a chosen way."""
 
@@ -61,7 +68,7 @@ class FaultServer:
         self.delay = 0.0  # seconds before an 'ok' reply (load runs)
         self.calls = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _QuietServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -120,12 +127,10 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, f"<html>{MARKER} not json".encode(), "application/json")
                 return
             text = server.reply_text(body)
-            if mode == "truncated_json":
-                text = (text if text.startswith("{") else '{"answer": "' + text)[: 12] + MARKER
-                if not body.get("stream"):
-                    envelope = json.dumps(_completion(text))
-                    self._send(200, envelope[: len(envelope) // 2].encode())
-                    return
+            if mode == "truncated_json" and not body.get("stream"):
+                envelope = json.dumps(_completion(text + " " + MARKER))
+                self._send(200, envelope[: len(envelope) // 2].encode())
+                return
             if server.delay:
                 time.sleep(server.delay)
             if body.get("stream"):
@@ -144,6 +149,11 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             for i, word in enumerate(words):
                 delta = {"content": word if i == 0 else " " + word}
                 self._chunk(f"data: {json.dumps(_chunk(delta, None))}\n\n")
+                if server.mode == "truncated_json":  # then a chunk whose JSON breaks off
+                    whole = json.dumps(_chunk({"content": " " + MARKER}, "stop"))
+                    self._chunk(f"data: {whole[: len(whole) // 2]}\n\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
             if cut:  # the connection drops: no finish_reason, no [DONE], no last chunk
                 self.wfile.flush()
                 self.close_connection = True

@@ -17,8 +17,8 @@ from typing import Any
 
 from . import common
 
-SIZES = {"quick": {"trials": 3, "pages": 48, "examples": 40, "users": 10, "turns": 5},
-         "full": {"trials": 10, "pages": 180, "examples": 300, "users": 50, "turns": 10}}
+SIZES = {"quick": {"trials": 5, "pages": 120, "examples": 150, "users": 10, "turns": 5},
+         "full": {"trials": 20, "pages": 600, "examples": 1000, "users": 50, "turns": 10}}
 PARTS = ("kill", "provider", "fuzz", "load")
 
 

@@ -26,7 +26,9 @@ class OpenAIChatModel:
         self.context_window = context_window
         self.json_mode = json_mode  # "none", "object" or "schema": what response_format to send
         self._openai = openai
-        self._failures = (openai.OpenAIError, *_transport_errors())
+        # ValueError: a reply that is not JSON (the client parses it before we see it)
+        self._failures: tuple[type[Exception], ...] = (openai.OpenAIError, ValueError,
+                                                      *_transport_errors())
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout,
             max_retries=retries,
