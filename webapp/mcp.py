@@ -10,7 +10,19 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    abort,
+    current_app,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from wtforms import StringField
@@ -98,8 +110,13 @@ def create_token() -> Any:
     token, info = tokens().create(current_user.id, form.name.data.strip())
     mcp_url = request.host_url.rstrip("/") + "/mcp"
     if wants_json():
-        return page("mcp_token.html", token=token, info=info.public(), url=mcp_url), 201
-    return render_template("mcp_token.html", token=token, info=info.public(), url=mcp_url), 201
+        response = make_response(page("mcp_token.html", token=token, info=info.public(),
+                                      url=mcp_url), 201)
+    else:
+        response = make_response(render_template("mcp_token.html", token=token,
+                                                 info=info.public(), url=mcp_url), 201)
+    response.headers["Cache-Control"] = "no-store"  # the token is shown this once
+    return response
 
 
 @bp.post("/settings/tokens/<int:token_id>/revoke.json")
@@ -114,8 +131,6 @@ def revoke_token(token_id: int) -> Any:
         abort(404, "No such token, or it is already revoked.")
     if wants_json():
         return page("settings.html", revoked=token_id)
-    from flask import flash, redirect, url_for
-
     flash("Token revoked: clients using it are refused from now on.", "info")
     return redirect(url_for("settings.index"))
 

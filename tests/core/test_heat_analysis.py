@@ -66,7 +66,7 @@ def test_hot_segment_feeds_profile_and_facts_with_provenance(make_engine, chat_m
             return json.dumps({"user_facts": [{"fact": "The user has a puppy named Rex.",
                                                "pages": page_ids[:2]}],
                                "assistant_facts": []})
-        return json.dumps({"dimensions": [{"dimension": "Pets and animals", "level": "High",
+        return json.dumps({"dimensions": [{"dimension": "Animal Concern", "level": "High",
                                            "reason": "Talks about the puppy Rex",
                                            "evidence": page_ids[:2]}]})
 
@@ -78,7 +78,7 @@ def test_hot_segment_feeds_profile_and_facts_with_provenance(make_engine, chat_m
     prof = engine.profile("u1")
     interests = next(f for f in prof["families"] if f["family"] == "content interests")
     dim = interests["dimensions"][0]
-    assert (dim["dimension"], dim["level"]) == ("Pets and animals", "High")
+    assert (dim["dimension"], dim["level"]) == ("Animal Concern", "High")
     assert dim["evidence"] == page_ids[:2]
     facts = engine.state("u1")["long_term"]["user_facts"]
     assert facts[0]["text"] == "The user has a puppy named Rex." and facts[0]["sources"]

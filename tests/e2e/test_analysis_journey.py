@@ -58,7 +58,7 @@ def test_analysis_forced_profile_with_evidence_links(page: Page, user) -> None:
     job = page.locator("#analysis-job .job")
     expect(job).to_contain_text(re.compile(r"Analysed \d+ pages in \d+ segments"))
     changes = job.locator("h3:has-text('Profile changes') + ul li")
-    expect(changes.first).to_contain_text("Music")
+    expect(changes.first).to_contain_text("Music Interest")
     screenshot(page, "analysis")
     page.reload()  # the stored job survives a reload
     expect(page.locator("#analysis-job .job .status")).to_have_text("done")

@@ -114,7 +114,7 @@ def test_mcp_http_refuses_missing_unknown_and_revoked_tokens(server):
 def test_settings_tokens_created_shown_once_listed_revoked(app, client, auth):
     auth.register("carol")
     page = client.post("/settings/tokens", data={"name": "laptop agent"})
-    assert page.status_code == 201
+    assert page.status_code == 201 and page.headers["Cache-Control"] == "no-store"
     token = re.search(r'value="(mos_[^"]+)"', page.get_data(as_text=True)).group(1)
     listing = client.get("/settings").get_data(as_text=True)
     assert "laptop agent" in listing and token not in listing and token[:8] in listing
