@@ -44,6 +44,7 @@ def seeded(browser: Browser, live_server: LiveServer, fake_openai: Any) -> Itera
 
 @pytest.fixture(scope="module")
 def views(browser: Browser, live_server: LiveServer, seeded: Seeded) -> Iterator[Views]:
+    expect.set_options(timeout=WAIT)  # a shared, busy machine: as generous as the journeys
     opened = Views(browser, live_server.url, seeded.username)
     yield opened
     opened.close()
@@ -97,7 +98,7 @@ def test_phone_layout_header_tables_chat_and_heat(views: Views, seeded: Seeded) 
     visit(page, "/")
     header = page.locator("header.topbar")
     assert header.evaluate("h => getComputedStyle(h).position") not in ("sticky", "fixed")
-    assert header.bounding_box()["height"] <= 110, header.bounding_box()  # type: ignore[index]
+    assert header.bounding_box()["height"] <= 100, header.bounding_box()  # type: ignore[index]
     nav = page.get_by_role("navigation", name="Main")
     boxes = [a.bounding_box() for a in nav.get_by_role("link").all()]
     assert len({round(b["y"]) for b in boxes if b}) == 1, "the nav wraps onto several rows"
@@ -173,6 +174,7 @@ def test_keyboard_chat_message_box_within_two_tab_stops(views: Views, size: str)
 def test_keyboard_focus_is_visible_on_every_stop(views: Views) -> None:
     page = views.get("desktop", "dark")
     visit(page, "/memory")
+    screenshot(page, "memory-dark")
     missing = []
     for _ in range(60):
         page.keyboard.press("Tab")
