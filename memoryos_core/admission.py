@@ -54,10 +54,11 @@ def check_exchange(
         raise InvalidInput(f"{where}: both texts are empty")
     if timestamp is None:
         ts = time.time()
-    elif isinstance(timestamp, int | float) and not isinstance(timestamp, bool):
+    elif (isinstance(timestamp, int | float) and not isinstance(timestamp, bool)
+          and -62135596800 <= timestamp <= 253402300799):  # years 1-9999; never NaN/inf
         ts = float(timestamp)
     else:
-        raise InvalidInput(f"{where}: timestamp must be a number of seconds")
+        raise InvalidInput(f"{where}: timestamp must be a number of seconds in years 1-9999")
     return NewExchange(user_text.strip(), assistant_text.strip(), ts, source, identity)
 
 

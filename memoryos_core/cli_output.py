@@ -171,7 +171,8 @@ class ProgressBar:
         total = max(int(total), 1)
         done = max(0, min(int(done), total))
         pct = done * 100 // total
-        new_phase = phase != self.phase
+        name = phase.split(" (", 1)[0]  # "embedding (64 of 192 exchanges)" is phase "embedding"
+        new_phase = name != self.phase
         if self.tty:
             if new_phase and self.open:
                 self.stream.write("\n")
@@ -182,7 +183,7 @@ class ProgressBar:
         elif new_phase or pct >= self.last_pct + 10 or (pct == 100 and self.last_pct < 100):
             self.stream.write(f"{phase}: {done}/{total} ({pct}%)\n")
             self.last_pct = pct
-        self.phase = phase
+        self.phase = name
         self.stream.flush()
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ from .storage import FaissVectorIndex, SQLiteStore
 from .text import count_tokens, strip_think
 
 Progress = Callable[[int, int, str], None]
+UNITS = {"embedding": "exchanges", "consolidation": "batches", "analysis": "steps"}
 
 
 def staged(progress: Progress | None,
@@ -38,7 +39,8 @@ def staged(progress: Progress | None,
         start, end = spans.get(phase, (reported[0], reported[0]))
         value = start + (end - start) * done // max(total, 1)
         reported[0] = max(reported[0], value)
-        progress(reported[0], 100, phase)
+        label = f"{phase} ({done} of {total} {UNITS[phase]})" if phase in UNITS else phase
+        progress(reported[0], 100, label)
 
     return report
 
@@ -317,6 +319,8 @@ class MemoryEngine:
                 if self.config.import_analysis == "inline":
                     report["analysis"] = analysis.analyse(ctx, user_id, force=False,
                                                           progress=stages)
+                else:
+                    report["analysis_deferred"] = True
             if progress:
                 progress(100, 100, "done")
         return report

@@ -82,16 +82,22 @@ def parse_time(value: Any, where: str) -> float | None:
     if isinstance(value, bool):
         raise ImportFormatError(f"{where}: timestamp must be a number or a date text")
     if isinstance(value, int | float):
+        if not FIRST_TS <= value <= LAST_TS:  # also NaN and infinities
+            raise ImportFormatError(f"{where}: timestamp {str(value)[:40]} is outside years"
+                                    " 1-9999")
         return float(value)
     if isinstance(value, str):
         try:
             moment = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=dt.UTC)
+            return moment.timestamp()
+        except (ValueError, OverflowError):
             raise ImportFormatError(f"{where}: timestamp {value[:40]!r} is not a date") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.UTC)
-        return moment.timestamp()
     raise ImportFormatError(f"{where}: timestamp must be a number or a date text")
+
+
+FIRST_TS, LAST_TS = -62135596800.0, 253402300799.0  # 0001-01-01 .. 9999-12-31 (UTC)
 
 
 def _text(value: Any, where: str) -> str:
@@ -122,16 +128,17 @@ _LOCOMO_DATE = re.compile(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+(\w+)
 
 def locomo_time(text: str, where: str) -> float:
     """'1:56 pm on 8 May, 2023' as seconds since the epoch (UTC)."""
-    match = _LOCOMO_DATE.search(text or "")
+    match = _LOCOMO_DATE.search(text) if isinstance(text, str) else None
     if not match:
-        raise ImportFormatError(f"{where}: date {text!r} is not like '1:56 pm on 8 May, 2023'")
+        raise ImportFormatError(f"{where}: date {str(text)[:60]!r} is not like"
+                                " '1:56 pm on 8 May, 2023'")
     hour, minute, half, day, month, year = match.groups()
     try:
         moment = dt.datetime.strptime(f"{day} {month[:3]} {year}", "%d %b %Y")
-    except ValueError:
-        raise ImportFormatError(f"{where}: date {text!r} has an unknown month") from None
-    hour_24 = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
-    return moment.replace(hour=hour_24, minute=int(minute), tzinfo=dt.UTC).timestamp()
+        hour_24 = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
+        return moment.replace(hour=hour_24, minute=int(minute), tzinfo=dt.UTC).timestamp()
+    except (ValueError, OverflowError):
+        raise ImportFormatError(f"{where}: {text[:60]!r} is not a valid date and time") from None
 
 
 def locomo_sessions(conv: dict[str, Any]) -> list[tuple[int, list[dict[str, Any]], str]]:
@@ -202,6 +209,14 @@ def parse_locomo(doc: Any, speaker: str | None, select: str | None = None) -> li
     return items
 
 
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _key(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def parse_chatgpt(doc: Any) -> list[Item]:
     """A ChatGPT conversations.json: follow each conversation's current branch."""
     conversations = doc if isinstance(doc, list) else [doc]
@@ -211,7 +226,7 @@ def parse_chatgpt(doc: Any) -> list[Item]:
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
             raise ImportFormatError(f"{where}: field 'mapping' must be an object")
         mapping = conv["mapping"]
-        node_id = conv.get("current_node") or next(
+        node_id = _key(conv.get("current_node")) or next(
             (k for k, v in mapping.items() if isinstance(v, dict) and not v.get("children")), None)
         path = []
         seen = set()
@@ -221,14 +236,15 @@ def parse_chatgpt(doc: Any) -> list[Item]:
             if not isinstance(node, dict):
                 raise ImportFormatError(f"{where}: mapping[{node_id!r}] must be an object")
             path.append(node)
-            node_id = node.get("parent")
+            node_id = _key(node.get("parent"))
         pending: Item | None = None
         for node in reversed(path):
             msg = node.get("message")
             if not isinstance(msg, dict):
                 continue
-            role = (msg.get("author") or {}).get("role")
-            parts = (msg.get("content") or {}).get("parts") or []
+            role = _obj(msg.get("author")).get("role")
+            parts = _obj(msg.get("content")).get("parts")
+            parts = parts if isinstance(parts, list) else []
             text = "\n".join(p for p in parts if isinstance(p, str)).strip()
             if not text or role not in ("user", "assistant"):
                 continue

@@ -29,7 +29,11 @@ def prepare(
         versions.check_export(doc)
         return {"format": fmt, "document": doc, "exchanges": [], "skipped": [],
                 "total": len(doc["exchanges"])}
-    items = importers.parse(doc, fmt, speaker, select)
+    try:
+        items = importers.parse(doc, fmt, speaker, select)
+    except (TypeError, AttributeError, KeyError, ValueError):  # a shape no check foresaw
+        raise ImportFormatError(f"the document is not a valid {fmt} dialogue: a field has an"
+                                " unexpected type") from None
     known = set()
     if user_id is not None:
         known = {r["content_key"] for r in ctx.store.query(
@@ -53,7 +57,8 @@ def prepare(
         ts = item.ts if item.ts is not None else base + n * 0.001
         try:
             new = check_exchange(ctx.config, item.user, item.assistant, ts,
-                                 source=f"import:{fmt}", where=item.where, identity=identity)
+                                 source=f"import:{fmt} {item.ref}"[:120].strip(),
+                                 where=item.where, identity=identity)
         except InvalidInput as exc:
             raise ImportFormatError(str(exc)) from None
         if new.key in known:

@@ -29,6 +29,11 @@ def job_view(job: dict[str, Any] | None) -> dict[str, Any] | None:
     total, done = view.get("total") or 0, view.get("done") or 0
     view["percent"] = 100 if view["status"] == "done" else (
         round(100 * done / total) if total else 0)
+    view["eta"] = None
+    if view["active"] and 0 < view["percent"] < 100:  # the rate so far, for what is left
+        elapsed = float(view["updated_at"]) - float(view["created_at"])
+        left = elapsed * (100 - view["percent"]) / view["percent"]
+        view["eta"] = "under a minute" if left < 60 else f"{max(1, round(left / 60))} minutes"
     return view
 
 
@@ -49,5 +54,9 @@ def get(job_id: str) -> dict[str, Any]:
 def show(job_id: str) -> Any:
     job = get(job_id)
     if is_htmx():
-        return render_template("_job.html", job=job)
+        html = render_template("_job.html", job=job)
+        if job.get("kind") == "analysis" and not job["active"]:  # the page's counts too
+            html += render_template("_analysis_pending.html", oob=True,
+                                    pending=engine().state(uid())["pending_work"])
+        return html
     return page("job.html", job=job)

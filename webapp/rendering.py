@@ -27,7 +27,10 @@ def when(ts: float | None) -> str:
     """A timestamp as 'YYYY-MM-DD HH:MM' (UTC), or a dash."""
     if not ts:
         return "—"
-    return dt.datetime.fromtimestamp(float(ts), dt.UTC).strftime("%Y-%m-%d %H:%M")
+    try:
+        return dt.datetime.fromtimestamp(float(ts), dt.UTC).strftime("%Y-%m-%d %H:%M")
+    except (ValueError, OverflowError, OSError):  # a stored time outside what dates can say
+        return "—"
 
 
 def engine() -> MemoryEngine:
@@ -74,7 +77,27 @@ def heat_bars(segments: list[dict[str, Any]], threshold: float, width: int = 560
             "more": max(0, len(segments) - len(shown))}
 
 
+def event_items(detail: Any) -> list[tuple[str, str]]:
+    """An event's detail as readable (label, value) pairs instead of raw JSON."""
+    if not isinstance(detail, dict):
+        return [("", str(detail)[:300])]
+    items = []
+    for key, value in detail.items():
+        if isinstance(value, list):
+            text = ", ".join(str(v) for v in value[:12]) + (" …" if len(value) > 12 else "")
+            text = text or "none"
+        elif isinstance(value, dict):
+            text = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in value.items())
+        elif isinstance(value, bool):
+            text = "yes" if value else "no"
+        else:
+            text = str(value)
+        items.append((str(key).replace("_", " "), text[:300]))
+    return items
+
+
 def init_app(app: Flask) -> None:
+    app.jinja_env.filters["event_items"] = event_items
     app.jinja_env.filters["markdown"] = markdown
     app.jinja_env.filters["when"] = when
     app.jinja_env.globals["heat_bars"] = heat_bars

@@ -148,6 +148,10 @@ MALFORMED = {
     "empty": "",
     "not utf-8": b"\xff\xfe\x00garbage",
     "bad export": '{"format": "memoryos-export", "version": 1, "exchanges": [{}]}',
+    "deeply nested": "[" * 100_000 + "]" * 100_000,
+    "locomo session not a list": json.dumps({"conversation": {
+        "speaker_a": "A", "speaker_b": "B", "session_1": "oops",
+        "session_1_date_time": "1:56 pm on 8 May, 2023"}}),
 }
 
 
