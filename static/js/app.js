@@ -25,14 +25,15 @@
     return all.length ? all[all.length - 1] : null;
   }
 
-  // A table wider than its box scrolls inside it; a keyboard must be able to reach and
-  // scroll that box, so it becomes a named tab stop while (and only while) it overflows.
+  // A table (or code block) wider than its box scrolls inside it; a keyboard must be able to
+  // reach and scroll that box, so it becomes a named tab stop while (and only while) it overflows.
   function markScrollBoxes(root) {
-    (root || document).querySelectorAll(".table-wrap").forEach(function (wrap) {
+    (root || document).querySelectorAll(".table-wrap, .md pre").forEach(function (wrap) {
       if (wrap.scrollWidth > wrap.clientWidth + 1) {
+        var label = wrap.dataset.label || (wrap.matches("pre") ? "Code" : "Table");
         wrap.setAttribute("tabindex", "0");
         wrap.setAttribute("role", "region");
-        wrap.setAttribute("aria-label", (wrap.dataset.label || "Table") + " (scrolls sideways)");
+        wrap.setAttribute("aria-label", label + " (scrolls sideways)");
       } else {
         wrap.removeAttribute("tabindex");
         wrap.removeAttribute("role");
@@ -59,6 +60,7 @@
     });
     while (holder.firstChild) box.appendChild(holder.firstChild);
     if (window.htmx) window.htmx.process(box);
+    markScrollBoxes(box);
     scrollMessages();
   }
 

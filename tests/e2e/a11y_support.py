@@ -37,7 +37,8 @@ CHATS = ["What music do I like to play in the evening?",
          "Remind me where I am flying in October, please."]
 REPLIES = ["You play **jazz piano** every evening and sing in a choir "
            "([more](https://example.org/jazz)).",
-           "You fly to *Tokyo* in October.\n\n- pack warm clothes\n- check the visa"]
+           "You fly to *Tokyo* in October.\n\n- pack warm clothes\n- check the visa\n\n"
+           "```\nflight --from home --to Tokyo --month October --seat window --meal vegetarian\n```"]
 
 
 @dataclass
