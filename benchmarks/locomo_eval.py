@@ -5,7 +5,12 @@ Each conversation is imported through engine.import_dialogue(fmt="locomo", selec
 question the context a prompt would get is assembled and the share of the question's evidence
 turns (dia_ids, mapped to exchanges through the import report's refs) inside it is reported:
 - memoryos: engine.retrieve(strategy="memoryos") selected pages + short-term memory;
-- flat: engine.retrieve(strategy="flat") selected pages + short-term memory (same budget);
+- flat-hybrid: the strongest simple baseline, dense (MiniLM) + BM25 (FTS5) by reciprocal-rank
+  fusion over all mid-term pages, nothing else, filled to the product's token count for the same
+  question (equal tokens, question by question) + short-term memory;
+- flat-hybrid-filtered: the same with the product's keyword pre-filter (words found in many
+  exchanges are not searched), so the product's ranking gains are shown apart from it;
+- flat: dense only, likewise at equal tokens;
 - recent: short-term memory alone (the last short_term_capacity exchanges);
 - full: as many exchanges as fit --window tokens, most recent first.
 Nothing is tuned per question. --answer adds an answering model and the official LoCoMo F1.
@@ -21,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import common, locomo_answer
+from . import common, flat_baselines, locomo_answer
 
-STRATEGIES = ("memoryos", "flat", "recent", "full")
+STRATEGIES = ("memoryos", "flat-hybrid", "flat-hybrid-filtered", "flat", "recent", "full")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 DIA = re.compile(r"D\d+:\d+")
 
@@ -66,23 +71,33 @@ class Conversation:
             for ref in str(refs).split(","):
                 self.dia[ref.strip()] = int(ex_id)
 
-    def context(self, strategy: str, question: str, budget: int,
-                window: int) -> tuple[set[int], int, str, float]:
-        """(exchange ids in context, context tokens, context text, seconds) for a strategy."""
+    def context(self, strategy: str, question: str, budget: int, window: int,
+                target: int = 0) -> tuple[set[int], int, str, float]:
+        """(exchange ids in context, context tokens, context text, seconds) for a strategy.
+
+        `target` is the product's token count for this question: the flat baselines fill to it.
+        """
         t0 = time.perf_counter()
         short_text = "\n".join(line(self.by_id[i]) for i in self.short)
-        if strategy in ("memoryos", "flat"):
+        if strategy == "memoryos":
             trace = self.engine.retrieve(self.user, question, record=False, strategy=strategy,
                                          token_budget=budget)
             ids = {p["id"] for p in trace["pages"] if p["selected"]}
             tokens = sum(p["tokens"] for p in trace["prompt_parts"]) + self.short_tokens
             text = trace["memory_block"] + "\n## Recent conversation\n" + short_text
             self.last_parts = {p["name"]: p["tokens"] for p in trace["prompt_parts"]}
-            # facts are verbatim sentences of pages: their source pages count as a looser hit
+            # facts carry their source pages: a looser hit, reported apart
             self.fact_sources = {s for kind in ("user", "assistant") for f in trace["facts"][kind]
                                  if f"- {f['text']}" in trace["memory_block"]
                                  for s in f["sources"]}
             return ids | set(self.short), tokens, text, time.perf_counter() - t0
+        if strategy in ("flat", "flat-hybrid", "flat-hybrid-filtered"):
+            mid = {i: r for i, r in self.by_id.items() if r["tier"] == "mid"}
+            ids, tokens, text = flat_baselines.context(
+                strategy, self.engine, self.user, question, mid, self.short, self.short_tokens,
+                target)
+            text += "\n## Recent conversation\n" + short_text
+            return ids, tokens, text, time.perf_counter() - t0
         if strategy == "recent":
             return set(self.short), self.short_tokens, short_text, time.perf_counter() - t0
         ids, used = [], 0
@@ -119,13 +134,17 @@ def evaluate(conv: Conversation, qas: list[dict[str, Any]], budget: int, window:
     for q_no, qa in enumerate(qas):
         wanted = evidence_ids(qa)
         mapped = sorted({conv.dia[d] for d in wanted if d in conv.dia})
-        for strategy in STRATEGIES:
-            ids, tokens, text, secs = conv.context(strategy, str(qa["question"]), budget, window)
+        target = 0
+        for strategy in STRATEGIES:  # memoryos first: its token count is the others' target
+            ids, tokens, text, secs = conv.context(strategy, str(qa["question"]), budget, window,
+                                                   target)
+            if strategy == "memoryos":
+                target = tokens
             rec = {"sample_id": conv.user, "q": q_no, "category": int(qa.get("category", 0)),
                    "strategy": strategy, "evidence": len(wanted), "mapped": len(mapped),
                    "recall": (sum(1 for i in mapped if i in ids) / len(mapped)) if mapped
                    else None, "tokens": tokens, "context_ms": round(secs * 1000, 2)}
-            if strategy in ("memoryos", "flat"):
+            if strategy == "memoryos":
                 rec["parts"] = conv.last_parts
                 hit = ids | conv.fact_sources
                 rec["recall_with_facts"] = (sum(1 for i in mapped if i in hit) / len(mapped)
@@ -193,7 +212,8 @@ def plot(summary: dict[str, Any], name: str, out: Path | None) -> str | None:
 def run(paths: list[str] | None = None, modes: tuple[str, ...] = ("extractive",),
         conversations: int | None = None, question_stride: int = 1, budget: int = 1200,
         window: int = 7792, answer_args: dict[str, Any] | None = None, emb: Any = None,
-        out: Path | None = None, write: bool = True) -> dict[str, Any]:
+        out: Path | None = None, write: bool = True,
+        categories: tuple[int, ...] = (1, 2, 3, 4)) -> dict[str, Any]:
     emb = emb or common.embedder()
     convs = common.load_locomo(paths)[: conversations or None]
     answerer = locomo_answer.Answerer(**answer_args) if answer_args else None
@@ -202,7 +222,8 @@ def run(paths: list[str] | None = None, modes: tuple[str, ...] = ("extractive",)
         "locomo_eval",
         {"files": sorted({str(p) for p, _ in convs}), "modes": list(modes),
          "conversations": [c.get("sample_id") for _, c in convs],
-         "question_stride": question_stride, "token_budget": budget, "full_window": window,
+         "question_stride": question_stride, "categories": list(categories),
+         "token_budget": budget, "full_window": window,
          "strategies": list(STRATEGIES), "context_includes_short_term": True},
         {"embedder": emb.name, "answer": answerer.model.name if answerer else None,
          "consolidation_llm": "embedded local model" if "llm" in modes and not llm_model
@@ -215,14 +236,20 @@ def run(paths: list[str] | None = None, modes: tuple[str, ...] = ("extractive",)
                 model = common.instant_model() if mode == "extractive" else llm_model
                 c, info = import_conversation(path, conv, mode, Path(tmp) / f"d{n}", emb, model)
                 imports.append(info)
-                qas = conv.get("qa", [])[::question_stride]
+                qas = [qa for qa in conv.get("qa", [])
+                       if int(qa.get("category", 0)) in categories][::question_stride]
                 records += evaluate(c, qas, budget, window, answerer)
                 c.engine.store.close()
         summary = aggregate(records)
         prod, flat = summary["memoryos"]["recall"], summary["flat"]["recall"]
+        hybrid = summary["flat-hybrid"]["recall"]
+        filtered = summary["flat-hybrid-filtered"]["recall"]
         result["modes"][mode] = {
             "imports": imports, "summary": summary,
+            "recall_vs_flat_hybrid": common.ratio(prod or 0, hybrid or 0),
+            "recall_vs_flat_hybrid_filtered": common.ratio(prod or 0, filtered or 0),
             "recall_vs_flat": common.ratio(prod or 0, flat or 0),
+            "product_beats_flat_hybrid": (prod or 0) > (hybrid or 0),
             "product_beats_flat": (prod or 0) > (flat or 0),
             "plot": plot(summary, mode, out) if write else None}
         result.setdefault("records", {})[mode] = records if len(records) < 50000 else []
@@ -246,15 +273,18 @@ def markdown(result: dict[str, Any]) -> str:
             rows.append(row)
         parts.append(f"## Consolidation: {mode}\n\nImports: `{json.dumps(body['imports'])}`\n\n"
                      + common.markdown_table(rows) +
-                     f"\nProduct recall / flat recall = {body['recall_vs_flat']} (product beats"
-                     f" flat at the same token budget: {body['product_beats_flat']}).\n\n"
+                     f"\nProduct recall / flat-hybrid recall = {body['recall_vs_flat_hybrid']},"
+                     f" product / flat (dense only) = {body['recall_vs_flat']}, at equal tokens"
+                     " question by question.\n\n"
                      "Median tokens per part of the memory block: `" + json.dumps(
                          {k: v["median_part_tokens"] for k, v in body["summary"].items()
                           if v["median_part_tokens"]}) + "`\n")
         if body.get("plot"):
             parts.append(f"\n![recall by category]({Path(body['plot']).name})\n")
-    parts.append("\nContext = selected pages + short-term memory for memoryos and flat (budget "
-                 f"{result['settings']['token_budget']} tokens for the memory block), short-term "
+    parts.append("\nContext = selected pages (and facts, profile, overview when they score) +"
+                 " short-term memory for memoryos (budget "
+                 f"{result['settings']['token_budget']} tokens for the memory block); flat-hybrid"
+                 " and flat fill pages to the product's token count of the same question; short-term "
                  f"only for recent, up to {result['settings']['full_window']} tokens most recent"
                  " first for full. Recall = share of a question's evidence turns whose exchange"
                  " is in the context, averaged over questions with mapped evidence.\n")
@@ -269,19 +299,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--stride", type=int, default=None, help="every Nth question")
     parser.add_argument("--budget", type=int, default=1200, help="memory token budget")
     parser.add_argument("--window", type=int, default=7792, help="full-context window tokens")
+    parser.add_argument("--categories", default="1,2,3,4",
+                        help="question categories (1 multi-hop, 2 temporal, 3 open-domain,"
+                        " 4 single-hop, 5 adversarial)")
     locomo_answer.add_arguments(parser)
     args = parser.parse_args(argv)
     modes = ("extractive", "llm") if args.llm else ("extractive",)
     result = run(args.files or None, modes, args.conversations or (1 if args.quick else None),
                  args.stride or (5 if args.quick else 1), args.budget, args.window,
-                 locomo_answer.answer_args(args), out=args.out)
+                 locomo_answer.answer_args(args), out=args.out,
+                 categories=tuple(int(c) for c in args.categories.split(",") if c.strip()))
     lines = []
     for mode, body in result["modes"].items():
         for strategy, s in body["summary"].items():
             extra = f", F1 {s['f1']}" if "f1" in s else ""
             lines.append(f"[{mode}] {strategy:9s} recall {s['recall']} at median"
                          f" {s['median_tokens']} tokens{extra} {s['by_category']}")
-        lines.append(f"[{mode}] product/flat recall = {body['recall_vs_flat']}")
+        lines.append(f"[{mode}] product/flat-hybrid recall = {body['recall_vs_flat_hybrid']},"
+                     f" product/flat = {body['recall_vs_flat']} (equal tokens)")
     common.emit(result, args.json, "\n".join(lines))
     return result
 

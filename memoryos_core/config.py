@@ -27,8 +27,13 @@ SETTINGS: tuple[tuple[str, Any, str], ...] = (
     ),
     ("merge_threshold", 0.6, "theta: a topic joins a segment when cos + Jaccard >= theta."),
     ("top_segments", 5, "m: segments considered per retrieval."),
-    ("top_pages", 10, "k: pages put into the answer prompt at most."),
+    ("top_pages", 20, "k: pages put into the answer prompt at most (the token budget usually"
+     " stops first: pages take what facts and profile leave)."),
     ("top_facts", 10, "Facts per list put into the answer prompt at most."),
+    ("fact_min_score", 0.55, "A fact enters the answer prompt only at this cosine similarity to"
+     " the message or above (below it, dialogue pages recall more per token)."),
+    ("profile_min_score", 0.4, "A profile dimension enters the answer prompt only at this cosine"
+     " similarity to the message or above (at most 3)."),
     ("memory_token_budget", 1200, "Token budget for the memory part of the answer prompt."),
     ("consolidation", "llm", "How pages become segments: 'llm' (one JSON call per batch) or"
      " 'extractive' (no chat model)."),
@@ -70,8 +75,10 @@ class EngineConfig:
     recency_tau_seconds: float = 86400.0
     merge_threshold: float = 0.6
     top_segments: int = 5
-    top_pages: int = 10
+    top_pages: int = 20
     top_facts: int = 10
+    fact_min_score: float = 0.55
+    profile_min_score: float = 0.4
     memory_token_budget: int = 1200
     consolidation: str = "llm"
     consolidation_batch: int = 12

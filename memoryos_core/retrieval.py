@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import time
 from typing import Any
 
 from .context import Context
 from .heat import heat_terms, record_visits
-from .prompts import when
 from .text import count_tokens, jaccard, keywords, truncate_tokens
 
 RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
 PAGE_LINE_TOKENS = 220
+CONTINUED_PAGES = 3  # the best pages that bring the page continuing their dialogue
+CONTINUATION_GAP = 3600.0  # an unchained page continues another within this many seconds
+PROFILE_ROWS = 3  # profile dimensions in one prompt at most
+PAGES_HEADER = "## Relevant past conversation"
 
 
 COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of all exchanges ranks nothing
@@ -39,7 +43,13 @@ def retrieve(
     ctx: Context, user_id: str, query: str, record: bool = True, strategy: str = "memoryos",
     token_budget: int | None = None,
 ) -> dict[str, Any]:
-    """Rank memory for a query and assemble the memory block under the token budget."""
+    """Rank memory for a query and assemble the memory block under the token budget.
+
+    memoryos: pages by dense vectors over the whole mid-term memory fused (RRF) with FTS5
+    keyword matches; each of the best pages brings the page that continues it in its dialogue
+    chain; facts and profile rows enter only when they score; segments are ranked for the trace
+    and for heat. flat: dense vectors only, nothing else (the baseline).
+    """
     cfg = ctx.config
     budget = cfg.memory_token_budget if token_budget is None else token_budget
     started = time.perf_counter()
@@ -47,60 +57,19 @@ def retrieve(
     embed_ms = (time.perf_counter() - started) * 1000
     qkws = keywords(query, 12)
     now = time.time()
+    depth = max(cfg.top_pages * 3, 60)
 
-    segments: list[dict[str, Any]] = []
-    candidate_ids: list[int] = []
-    if strategy == "memoryos":
-        for seg_id, cos in ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments)):
-            segments.append({"id": seg_id, "cos": round(cos, 4)})
-        seg_rows = _rows(ctx, "segments", [s["id"] for s in segments], user_id)
-        for seg in segments:
-            row = seg_rows.get(seg["id"])
-            if row is None:
-                continue
-            kws = json.loads(row["keywords"])
-            seg.update(summary=row["summary"], keywords=kws, jaccard=round(jaccard(qkws, kws), 4),
-                       heat=round(heat_terms(row, cfg, now)["heat"], 4))
-            seg["score"] = round(seg["cos"] + seg["jaccard"], 4)
-        segments = sorted((s for s in segments if "score" in s), key=lambda s: -s["score"])
-        for rank, seg in enumerate(segments):
-            seg["selected"] = rank < cfg.top_segments
-        top = [s["id"] for s in segments if s["selected"]]
-        if top:
-            marks = ",".join("?" * len(top))
-            candidate_ids = [r["id"] for r in ctx.store.query(
-                f"SELECT id FROM exchanges WHERE segment_id IN ({marks})", top)]
-        # Pending pages (not filed yet). The unary + keeps SQLite on ix_exchanges_segment
-        # (segment_id IS NULL: short-term and pending rows only) instead of scanning every
-        # mid-term page of the user through ix_exchanges_user_tier (3.6 ms at 10k pages).
-        candidate_ids += [r["id"] for r in ctx.store.query(
-            "SELECT id FROM exchanges WHERE segment_id IS NULL AND +user_id = ? AND"
-            " +tier = 'mid'", (user_id,))]
-        vector_hits = ctx.index.search(user_id, "page", qvec, cfg.top_pages * 3, among=candidate_ids)
-        # Pages outside the chosen segments keep their rank over the whole mid-term memory, so
-        # a page filed under a segment whose summary misses the query (small models write weak
-        # summaries) stays reachable; a page inside them is ranked once, among their pages.
-        inside = set(candidate_ids)
-        global_hits = [(rank, pid, score) for rank, (pid, score)
-                       in enumerate(_flat_hits(ctx, user_id, qvec, cfg.top_pages * 3), start=1)
-                       if pid not in inside]
-    else:  # "flat": the baseline, top pages by cosine over all mid-term pages
-        vector_hits, global_hits = _flat_hits(ctx, user_id, qvec, cfg.top_pages * 3), []
-
+    segments = _rank_segments(ctx, user_id, qvec, qkws, now) if strategy == "memoryos" else []
     fused: dict[int, dict[str, Any]] = {}
-    for rank, (pid, score) in enumerate(vector_hits, start=1):
+    for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth), start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
-    for rank, pid, score in global_hits:
-        entry = fused.setdefault(pid, {"id": pid, "vector_score": round(score, 4), "fused": 0.0})
-        entry["global_rank"] = rank
-        entry["fused"] += 1 / (RRF_K + rank)
     fts_words = _distinctive(ctx, qkws) if strategy == "memoryos" else []
     if fts_words:
         hits = ctx.store.query(
             "SELECT e.id FROM exchanges_fts f JOIN exchanges e ON e.id = f.rowid WHERE"
             " exchanges_fts MATCH ? AND e.user_id = ? AND e.tier = 'mid' ORDER BY bm25(exchanges_fts)"
-            " LIMIT ?", (_fts_query(fts_words), user_id, cfg.top_pages * 3))
+            " LIMIT ?", (_fts_query(fts_words), user_id, depth))
         for rank, row in enumerate(hits, start=1):
             entry = fused.setdefault(row["id"], {"id": row["id"], "fused": 0.0})
             entry["keyword_rank"] = rank
@@ -108,13 +77,16 @@ def retrieve(
     pages = sorted(fused.values(), key=lambda p: -p["fused"])
     page_rows = _rows(ctx, "exchanges", [p["id"] for p in pages], user_id)
     pages = [p for p in pages if p["id"] in page_rows]
+    if strategy == "memoryos":
+        pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
 
     profile = ctx.store.query(
         "SELECT dimension, family, level, reason, evidence FROM profile WHERE user_id = ?"
         " ORDER BY family, dimension", (user_id,))
     facts = _facts(ctx, user_id, qvec) if strategy == "memoryos" else {"user": [], "assistant": []}
+    scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
 
-    parts, block = _assemble(pages, page_rows, profile, facts, budget, cfg.top_pages)
+    parts, block = _assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages)
     used_segments = sorted({page_rows[p["id"]]["segment_id"] for p in pages
                             if p.get("selected") and page_rows[p["id"]]["segment_id"]})
     if record and used_segments:
@@ -137,6 +109,72 @@ def retrieve(
     }
 
 
+def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
+                   now: float) -> list[dict[str, Any]]:
+    """Segments by cos + Jaccard (the admission score), with heat; the top m marked selected."""
+    cfg = ctx.config
+    segments: list[dict[str, Any]] = [{"id": seg_id, "cos": round(cos, 4)} for seg_id, cos in
+                ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))]
+    seg_rows = _rows(ctx, "segments", [s["id"] for s in segments], user_id)
+    for seg in segments:
+        row = seg_rows.get(seg["id"])
+        if row is None:
+            continue
+        kws = json.loads(row["keywords"])
+        seg.update(summary=row["summary"], keywords=kws, jaccard=round(jaccard(qkws, kws), 4),
+                   heat=round(heat_terms(row, cfg, now)["heat"], 4))
+        seg["score"] = round(seg["cos"] + seg["jaccard"], 4)
+    segments = sorted((s for s in segments if "score" in s), key=lambda s: -s["score"])
+    for rank, seg in enumerate(segments):
+        seg["selected"] = rank < cfg.top_segments
+    return segments
+
+
+def _with_continuations(
+    ctx: Context, user_id: str, pages: list[dict[str, Any]],
+    page_rows: dict[int, dict[str, Any]], top: int,
+) -> list[dict[str, Any]]:
+    """Each of the `top` best pages is followed by the page that continues its dialogue.
+
+    The continuation is the page's chain link (next_id) or, for pages not yet chained, the next
+    mid-term page of the same sitting (within CONTINUATION_GAP seconds). An answer often sits in
+    the exchange after the one that matches the question (LoCoMo dev set: +2 points of recall at
+    equal tokens over the same ranking without it).
+    """
+    heads = pages[:top]
+    wanted: dict[int, int] = {}
+    for p in heads:
+        row = page_rows[p["id"]]
+        nxt = row["next_id"]
+        if nxt is None:
+            follow = ctx.store.query_one(
+                "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'mid' AND (ts > ? OR"
+                " (ts = ? AND id > ?)) AND ts <= ? ORDER BY ts, id LIMIT 1",
+                (user_id, row["ts"], row["ts"], row["id"], row["ts"] + CONTINUATION_GAP))
+            nxt = follow["id"] if follow else None
+        if nxt is not None and nxt not in wanted.values():
+            wanted[p["id"]] = int(nxt)
+    missing = [i for i in wanted.values() if i not in page_rows]
+    page_rows.update(_rows(ctx, "exchanges", missing, user_id))
+    by_id = {p["id"]: p for p in pages}
+    out: list[dict[str, Any]] = []
+    placed: set[int] = set()
+    for p in pages:
+        if p["id"] in placed:
+            continue
+        out.append(p)
+        placed.add(p["id"])
+        nxt = wanted.get(p["id"])
+        if nxt is None or nxt in placed or nxt not in page_rows \
+                or page_rows[nxt]["tier"] != "mid":
+            continue
+        entry = by_id.get(nxt) or {"id": nxt, "fused": 0.0}
+        entry["continues"] = p["id"]
+        out.append(entry)
+        placed.add(nxt)
+    return out
+
+
 def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int) -> list[tuple[int, float]]:
     """Top mid-term pages by cosine over all of them (short-term rows are in the index too)."""
     short = {r["id"] for r in ctx.store.query(
@@ -154,15 +192,90 @@ def _rows(ctx: Context, table: str, ids: list[int], user_id: str) -> dict[int, d
 
 
 def _facts(ctx: Context, user_id: str, qvec: Any) -> dict[str, list[dict[str, Any]]]:
-    hits = ctx.index.search(user_id, "fact", qvec, ctx.config.top_facts * 4)
-    rows = _rows(ctx, "facts", [i for i, _ in hits], user_id)
+    """The best facts per list that score at least `fact_min_score` against the query."""
+    cfg = ctx.config
+    hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
+    rows = _rows(ctx, "facts", [i for i, s in hits if s >= cfg.fact_min_score], user_id)
     out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
     for fid, score in hits:
         row = rows.get(fid)
-        if row and len(out[row["kind"]]) < ctx.config.top_facts:
+        if row and len(out[row["kind"]]) < cfg.top_facts:
             out[row["kind"]].append({"id": fid, "text": row["text"], "score": round(score, 4),
                                      "sources": json.loads(row["sources"])})
     return out
+
+
+def profile_line(row: dict[str, Any]) -> str:
+    """One profile dimension as the memory block writes it."""
+    return f"- {row['dimension']}: {row['level']} ({row['reason']})"
+
+
+_PROFILE_VECTORS: dict[tuple[str, str], Any] = {}
+
+
+def _score_profile(ctx: Context, profile: list[dict[str, Any]],
+                   qvec: Any) -> list[dict[str, Any]]:
+    """Profile rows that score at least `profile_min_score` against the query, best first.
+
+    Row embeddings are cached by text: a profile changes only when it is analysed.
+    """
+    if not profile:
+        return []
+    texts = [profile_line(r)[2:] for r in profile]
+    fresh = [t for t in texts if (ctx.embedder.name, t) not in _PROFILE_VECTORS]
+    if fresh:
+        if len(_PROFILE_VECTORS) > 20_000:
+            _PROFILE_VECTORS.clear()
+        for text, vec in zip(fresh, ctx.embedder.embed(fresh), strict=True):
+            _PROFILE_VECTORS[(ctx.embedder.name, text)] = vec
+    scored = []
+    for row, text in zip(profile, texts, strict=True):
+        score = float(_PROFILE_VECTORS[(ctx.embedder.name, text)] @ qvec)
+        if score >= ctx.config.profile_min_score:
+            scored.append({**row, "score": round(score, 4)})
+    return sorted(scored, key=lambda r: -r["score"])[:PROFILE_ROWS]
+
+
+def day(ts: float) -> str:
+    """The day header of pages in the memory block, e.g. '[8 May 2023, Monday]'."""
+    d = dt.datetime.fromtimestamp(ts, tz=dt.UTC)
+    return f"[{d.day} {d:%B %Y, %A}]"
+
+
+def page_body(row: dict[str, Any]) -> str:
+    """One page as a line of the memory block (its day is the header above it)."""
+    return truncate_tokens(f"User: {row['user_text']} | Assistant: {row['assistant_text']}",
+                           PAGE_LINE_TOKENS)
+
+
+def fill_pages(rows: list[dict[str, Any]], left: int,
+               limit: int) -> tuple[list[int], list[str]]:
+    """Pages in rank order while they fit `left` tokens, grouped under day headers.
+
+    Returns the positions taken and the section's lines (header, then days in time order with
+    their pages). A day header is paid once: pages of one sitting share it.
+    """
+    header_cost = count_tokens(PAGES_HEADER)
+    days: set[str] = set()
+    taken: list[int] = []
+    for i, row in enumerate(rows[:limit]):
+        d = day(row["ts"])
+        need = count_tokens(page_body(row)) + (0 if taken else header_cost) \
+            + (0 if d in days else count_tokens(d))
+        if need > left:
+            continue
+        taken.append(i)
+        days.add(d)
+        left -= need
+    lines = [PAGES_HEADER] if taken else []
+    current = None
+    for i in sorted(taken, key=lambda i: (rows[i]["ts"], rows[i]["id"])):
+        d = day(rows[i]["ts"])
+        if d != current:
+            lines.append(d)
+            current = d
+        lines.append(page_body(rows[i]))
+    return taken, lines
 
 
 def _assemble(
@@ -172,9 +285,9 @@ def _assemble(
 ) -> tuple[list[dict[str, Any]], str]:
     """Fill the memory block part by part, within the budget; mark what was selected.
 
-    Dialogue pages are given the budget first (then the chain overview, facts, profile): they
-    are the evidence itself, while profile rows and facts are derived from pages. The block
-    still reads profile, facts, pages, overview.
+    Facts and profile rows are here only because they scored against the query; they are short
+    and go first. Dialogue pages then get the rest of the budget (they are the evidence itself),
+    the chain overview whatever is left. The block reads profile, facts, pages, overview.
     """
     sections: list[tuple[str, list[str]]] = []
     left = budget
@@ -195,31 +308,25 @@ def _assemble(
             sections.append((name, [header, *kept]))
         return taken
 
-    ranked = pages[:max_pages]
-    lines = []
-    for p in ranked:
-        row = page_rows[p["id"]]
-        body = truncate_tokens(f"User: {row['user_text']} | Assistant: {row['assistant_text']}",
-                               PAGE_LINE_TOKENS)
-        lines.append(f"[{when(row['ts'])}] {body}")
-    chosen = take("pages", "## Relevant past conversation", lines)
-    for i in chosen:
-        ranked[i]["selected"] = True
-        ranked[i]["reason"] = f"in budget, rank {i + 1}"
-    if chosen:  # pages read in time order
-        name, body_lines = sections[-1]
-        order = sorted(chosen, key=lambda i: (page_rows[ranked[i]["id"]]["ts"], ranked[i]["id"]))
-        sections[-1] = (name, [body_lines[0], *(lines[i] for i in order)])
-        overviews = list(dict.fromkeys(page_rows[ranked[i]["id"]]["overview"] for i in order))
-        take("overview", "## Conversation context", [o for o in overviews if o][:2])
     take("user_facts", "## Facts about the user", [f"- {f['text']}" for f in facts["user"]])
     take("assistant_facts", "## Facts about the assistant (you)",
          [f"- {f['text']}" for f in facts["assistant"]])
-    take("profile", "## User profile",
-         [f"- {p['dimension']}: {p['level']} ({p['reason']})" for p in profile])
+    take("profile", "## User profile", [profile_line(p) for p in profile])
+    ranked = pages[:max_pages]
+    chosen, lines = fill_pages([page_rows[p["id"]] for p in ranked], left, max_pages)
+    if chosen:
+        sections.append(("pages", lines))
+        left -= count_tokens("\n".join(lines))
+    for i in chosen:
+        ranked[i]["selected"] = True
+        ranked[i]["reason"] = (f"in budget, continues page {ranked[i]['continues']}"
+                               if "continues" in ranked[i] else f"in budget, rank {i + 1}")
+    overviews = list(dict.fromkeys(page_rows[ranked[i]["id"]]["overview"] for i in chosen))
+    take("overview", "## Conversation context", [o for o in overviews if o][:2])
     layout = ("profile", "user_facts", "assistant_facts", "pages", "overview")
     sections.sort(key=lambda section: layout.index(section[0]))
-    parts = [{"name": name, "tokens": count_tokens("\n".join(body)), "items": len(body) - 1}
+    parts = [{"name": name, "tokens": count_tokens("\n".join(body)),
+              "items": len(chosen) if name == "pages" else len(body) - 1}
              for name, body in sections]
     block = "\n".join("\n".join(body) for _, body in sections)
     return parts, block

@@ -205,7 +205,7 @@ def test_cli_settings_from_env_then_set(memoryos, monkeypatch):
     assert code == 0 and values["top_pages"] == 3 and values["heat_threshold"] == 2.5
     assert values["consolidation"] == "llm"
     code, out, _ = memoryos("settings")
-    assert "top_pages = 3 (default 10)" in out and "consolidation = extractive" in out
+    assert "top_pages = 3 (default 20)" in out and "consolidation = extractive" in out
 
 
 def test_cli_retrieve_snapshot_versions_diff(memoryos, playground_file):
