@@ -59,7 +59,9 @@ def build_server(
     from mcp.server.mcpserver.exceptions import ToolError
 
     host = ToolHost(engine, current_user, model or (lambda _u: None), maintain)
-    server = MCPServer("MemoryOS", instructions=INSTRUCTIONS, version="0.1.0")
+    # WARNING: the SDK configures the root logger when none is set; keep a host's INFO quiet.
+    server = MCPServer("MemoryOS", instructions=INSTRUCTIONS, version="0.1.0",
+                       log_level="WARNING")
 
     def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         try:

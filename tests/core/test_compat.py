@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-README = Path("/work/shared/reference/memoryos/REFERENCE_README.md")
+REFERENCE = Path("/work/shared/reference/memoryos")
+README = REFERENCE / "REFERENCE_README.md"
+DEMO = REFERENCE / "memoryos-pypi" / "test.py"
 FAKE = REPO / "tests" / "e2e" / "fake_openai.py"
 
 
@@ -60,6 +62,27 @@ def test_compat_runs_the_reference_readme_example(tmp_path, fake_openai):
     assert (tmp_path / "simple_demo_data" / "memory.sqlite3").exists()
     # The example asked for BAAI/bge-m3, which is not installed: MiniLM is used, and said so.
     assert "BAAI/bge-m3" in done.stderr and "all-MiniLM-L6-v2 instead" in done.stderr
+
+
+@pytest.mark.skipif(not DEMO.exists(), reason="the reference's test.py is not in this checkout")
+def test_compat_runs_the_reference_demo_with_overflow(tmp_path, fake_openai):
+    """test.py: ten memories through a 7-pair short-term queue, an empty storage path."""
+    code = DEMO.read_text(encoding="utf-8")
+    assert code.count("from memoryos import Memoryos") == 1
+    (tmp_path / "demo.py").write_text(code.replace(
+        "from memoryos import Memoryos", "from memoryos_core.compat import Memoryos"))
+    fake_openai.enqueue("You are a data scientist in San Francisco.")
+    env = {**os.environ, "OPENAI_BASE_URL": fake_openai.base_url, "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "demo.py"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "Error:" not in done.stdout, done.stdout + done.stderr
+    assert "Assistant: You are a data scientist in San Francisco." in done.stdout
+    from memoryos_core import MemoryEngine
+
+    state = MemoryEngine(tmp_path).state("demo_user")
+    assert state["short_term"]["count"] == 7
+    assert state["mid_term"]["page_count"] == 4  # 10 memories + the answer, 7 kept short
 
 
 def test_compat_methods_return_the_reference_types(tmp_path, fake_openai, monkeypatch):
