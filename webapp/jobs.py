@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, current_app, render_template, request
 from flask_login import login_required
 
 from .rendering import engine, is_htmx, page, uid
@@ -54,7 +54,9 @@ def get(job_id: str) -> dict[str, Any]:
 def show(job_id: str) -> Any:
     job = get(job_id)
     if is_htmx():
-        html = render_template("_job.html", job=job)
+        # a job page's poll keeps that page's heading levels (?h=2)
+        html = render_template("_job.html", job=job,
+                               heading_level=2 if request.args.get("h") == "2" else 3)
         if job.get("kind") == "analysis" and not job["active"]:  # the page's counts too
             html += render_template("_analysis_pending.html", oob=True,
                                     pending=engine().state(uid())["pending_work"])

@@ -224,3 +224,14 @@ def test_streamed_answer_keeps_focus_and_is_announced_once(views: Views, fake_op
     expect(page.locator("#answer-status")).to_have_text(f"Assistant: {reply}")
     announced = page.evaluate("window.__announced")
     assert announced == [f"Assistant: {reply}"], announced
+
+
+def test_job_page_poll_keeps_its_heading_levels(views: Views) -> None:
+    page = views.get("desktop", "light")
+    job = page.request.get("/analysis.json").json()["job"]
+    visit(page, f"/jobs/{job['id']}")
+    expect(page.get_by_role("heading", name="Profile changes", level=2)).to_be_visible()
+    polled = page.request.get(f"/jobs/{job['id']}?h=2", headers={"HX-Request": "true"}).text()
+    assert "<h2>Profile changes</h2>" in polled and "<h3>" not in polled
+    inline = page.request.get(f"/jobs/{job['id']}", headers={"HX-Request": "true"}).text()
+    assert "<h3>Profile changes</h3>" in inline  # under the h2 of /analysis
