@@ -37,7 +37,7 @@ def test_benchmarks_overhead_counts_maintenance_calls(embedder, out):
 
 
 def test_benchmarks_cost_counts_calls_per_exchange(embedder, out, locomo_file):
-    result = cost.run([locomo_file], conversations=1, sessions=3, mode="chat", emb=embedder,
+    result = cost.run([locomo_file], conversations=1, sessions=5, mode="chat", emb=embedder,
                       out=out)
     assert result["admitted"] > 10
     assert result["by_purpose"]["answer"]["calls"] == result["admitted"]
@@ -49,7 +49,7 @@ def test_benchmarks_locomo_recall_is_a_share(embedder, out, locomo_file):
     result = locomo_eval.run([locomo_file], ("extractive",), conversations=1, question_stride=1,
                              emb=embedder, out=out)
     summary = result["modes"]["extractive"]["summary"]
-    assert set(summary) == {"memoryos", "flat", "recent", "full"}
+    assert set(summary) >= {"memoryos", "flat", "recent", "full"}
     for entry in summary.values():
         assert entry["with_evidence"] == 10
         assert 0.0 <= entry["recall"] <= 1.0
