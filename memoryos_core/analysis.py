@@ -77,18 +77,23 @@ def _analyse_chunk(
     facts: dict[str, list[dict[str, Any]]] | None = None
     if ctx.config.analysis == "llm":
         budget = 180 + PAGE_TOKENS * len(chunk)
-        try:
-            model = ctx.chat_model()
+        texts = {int(p["id"]): f"{p['user_text']} {p['assistant_text']}" for p in chunk}
+        model = ctx.chat_model()
+        try:  # the two calls are independent: one failing does not skip the other
             dims = call_structured(
                 model, profile_messages(chunk, profile_now), profile_schema(ids),
-                lambda v: validate_profile(v, ids), retries=ctx.config.structured_retries,
-                max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
-            facts = call_structured(
-                model, facts_messages(chunk), facts_schema(ids),
-                lambda v: validate_facts(v, ids), retries=ctx.config.structured_retries,
+                lambda v: validate_profile(v, ids, texts), retries=ctx.config.structured_retries,
                 max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
         except ModelError as exc:
-            report["fallbacks"].append(str(exc))
+            report["fallbacks"].append(f"profile: {exc}")
+            ctx.store.add_usage(user_id, "analysis", 0, 0, fallback=True)
+        try:
+            facts = call_structured(
+                model, facts_messages(chunk), facts_schema(ids),
+                lambda v: validate_facts(v, ids, texts), retries=ctx.config.structured_retries,
+                max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
+        except ModelError as exc:
+            report["fallbacks"].append(f"facts: {exc}")
             ctx.store.add_usage(user_id, "analysis", 0, 0, fallback=True)
     if dims is None:
         dims = extractive_profile(ctx, user_id, chunk)

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from . import grounding
 from .context import Context
 from .errors import ModelError
 from .eviction import evict_overflow
@@ -70,8 +71,13 @@ def consolidate(
             return reports  # nothing could be filed (another worker took them): stop
 
 
-def validate_plan(value: Any, n_pages: int) -> Plan:
-    """Check a model's plan; repair page ownership so every page is in exactly one topic."""
+def validate_plan(value: Any, n_pages: int, texts: list[str] | None = None) -> Plan:
+    """Check a model's plan; repair page ownership so every page is in exactly one topic.
+
+    With the pages' `texts`, a topic summary that echoes the prompt or names too little of its
+    own pages is an error (the call is retried, then filed extractively); keywords not found in
+    the pages are dropped, and an ungrounded overview is left out.
+    """
     if not isinstance(value, dict):
         raise ValueError("expected a JSON object")
     topics_in = value.get("topics")
@@ -96,10 +102,27 @@ def validate_plan(value: Any, n_pages: int) -> Plan:
         topics.append(Topic(summary[:400], kws[:6], own))
     missing = [i for i in range(n_pages) if i not in seen]
     if missing:
-        notes.append(f"pages {[m + 1 for m in missing]} were not assigned; given to topic 1")
-        topics[0].pages.extend(missing)
+        notes.append(f"pages {[m + 1 for m in missing]} were not assigned; each given to the"
+                     " topic of its nearest neighbour")
+        for m in missing:  # a dialogue stays on its topic: join the closest assigned page's
+            owner = min((t for t in topics if t.pages),
+                        key=lambda t: min(abs(p - m) for p in t.pages), default=topics[0])
+            owner.pages.append(m)
     topics = [t for t in topics if t.pages]
+    for t in topics:
+        t.pages.sort()
     overview = " ".join(str(value.get("overview") or "").split())[:600]
+    if texts is not None:
+        every = " ".join(texts)
+        for n, t in enumerate(topics, start=1):
+            own_text = " ".join(texts[i] for i in t.pages)
+            grounding.check(t.summary, own_text, grounding.SUMMARY_GROUNDING,
+                            f"topic {n} summary")
+            t.keywords = [k for k in t.keywords if not grounding.echo(k)
+                          and grounding.grounding(k, own_text) == 1.0]
+        if overview and not grounding.is_true_to(overview, every, grounding.SUMMARY_GROUNDING):
+            notes.append("the model's overview was not grounded in the pages; not stored")
+            overview = ""
     return Plan(bool(value.get("continues_previous")), overview, topics, "llm", notes)
 
 
@@ -149,17 +172,25 @@ def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) 
         try:
             plan = call_structured(
                 ctx.chat_model(), consolidation_messages(batch, previous, overview),
-                consolidation_schema(len(batch)), lambda v: validate_plan(v, len(batch)),
+                consolidation_schema(len(batch)),
+                lambda v: validate_plan(v, len(batch), [_page_text(p) for p in batch]),
                 retries=ctx.config.structured_retries, max_tokens=400,
                 on_call=ctx.recorder(user_id, "consolidation"),
             )
         except ModelError as exc:
             fallback = str(exc)
+    if plan is not None and not plan.overview:
+        plan.overview = overview  # the model's overview was rejected: keep the last good one
     if plan is None:
         plan = extractive_plan(batch, vectors, previous, previous_vec, overview)
         if fallback:
             ctx.store.add_usage(user_id, "consolidation", 0, 0, fallback=True)
     return _file_plan(ctx, user_id, batch, vectors, previous, plan, fallback)
+
+
+def _page_text(page: dict[str, Any]) -> str:
+    """Both sides of a page, the text a summary of it must be grounded in."""
+    return f"{page['user_text']} {page['assistant_text']}"
 
 
 def _best_segment(
@@ -196,11 +227,20 @@ def _file_plan(
     """Write the plan in one transaction: segments, page links, overview, then eviction."""
     topic_vecs = ctx.embedder.embed([f"{t.summary} {' '.join(t.keywords)}" for t in plan.topics])
     targets: list[tuple[Topic, dict[str, Any] | None, str, list[str], Any, float]] = []
+    joined: dict[int, int] = {}  # segment id -> position in targets
     for topic, vec in zip(plan.topics, topic_vecs, strict=True):
         seg, score = _best_segment(ctx, user_id, topic, vec)
         if seg is None:
             targets.append((topic, None, topic.summary, topic.keywords, vec, score))
             continue
+        if seg["id"] in joined:  # both topics join one segment: one write holding both
+            k = joined[seg["id"]]
+            first, _, summary, kws, _, best = targets[k]
+            merged = Topic(first.summary, first.keywords, sorted(first.pages + topic.pages))
+            targets[k] = (merged, seg, merge_summary(summary, topic.summary),
+                          merge_keywords([kws, topic.keywords], 15), None, max(best, score))
+            continue
+        joined[seg["id"]] = len(targets)
         summary = merge_summary(seg["summary"], topic.summary)
         kws = merge_keywords([json.loads(seg["keywords"]), topic.keywords], 15)
         targets.append((topic, seg, summary, kws, None, score))
@@ -222,8 +262,13 @@ def _file_plan(
         if prev_id is not None and batch[0]["id"] in still:
             conn.execute("UPDATE exchanges SET next_id = ? WHERE id = ?", (batch[0]["id"], prev_id))
         chain = [p for p in batch if p["id"] in still]
+        topic_of = {batch[i]["id"]: n for n, t in enumerate(plan.topics) for i in t.pages}
         for i, page in enumerate(chain):
             nxt = chain[i + 1]["id"] if i + 1 < len(chain) else None
+            if i and topic_of.get(page["id"]) != topic_of.get(chain[i - 1]["id"]):
+                prev_id = None  # a topic split ends the dialogue chain
+            if nxt is not None and topic_of.get(nxt) != topic_of.get(page["id"]):
+                nxt = None
             conn.execute(
                 "UPDATE exchanges SET prev_id = ?, next_id = ?, overview = ?, keywords = ?"
                 " WHERE id = ?",
@@ -246,8 +291,8 @@ def _file_plan(
                 seg_id = int(seg["id"])
                 conn.execute(
                     "UPDATE segments SET summary = ?, keywords = ?, l_interaction = l_interaction"
-                    " + ?, updated_at = ? WHERE id = ?",
-                    (summary, json.dumps(kws), len(owned), now, seg_id),
+                    " + ?, last_visit = ?, updated_at = ? WHERE id = ?",
+                    (summary, json.dumps(kws), len(owned), now, now, seg_id),
                 )
             ctx.store.put_vector(conn, user_id, "segment", seg_id, vec)
             om = ",".join("?" * len(owned))

@@ -5,10 +5,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from . import grounding
 from .persona import DIMENSIONS, LEVELS
-from .text import truncate_tokens
+from .text import truncate_tokens, words
 
 PAGE_TOKENS = 160  # one page's share of a maintenance prompt; small models have small windows
+# Filing needs the gist of a page, not all of it: shorter lines make a batch's prompt read in
+# about half the time on the embedded model (prompt reading dominates its consolidation time).
+CONSOLIDATION_PAGE_TOKENS = 90
 
 
 def when(ts: float) -> str:
@@ -33,11 +37,12 @@ def consolidation_messages(
         f"Conversation overview so far: {overview or '(none)'}",
         "Previous page: " + (page_line("prev", previous, 100) if previous else "(none)"),
         "New pages:",
-        *(page_line(str(i), p) for i, p in enumerate(pages, start=1)),
-        "Reply with JSON: continues_previous (does page 1 continue the previous page's topic),"
-        " overview (one or two sentences about the whole conversation so far), topics (one or"
-        " two, each with a short summary, 3-6 keywords and the numbers of the pages it owns)."
-        " Every page number belongs to exactly one topic.",
+        *(page_line(str(i), p, CONSOLIDATION_PAGE_TOKENS) for i, p in enumerate(pages, start=1)),
+        "Reply with JSON: continues_previous (true when page 1 goes on with the previous"
+        " page), overview (what the conversation so far is about, naming its people and"
+        " subjects), topics (one or two; for each, a summary naming what its pages say, its"
+        " keywords taken from those pages, and the numbers of its pages). Each page number is"
+        " in one topic.",
     ]
     return [{"role": "user", "content": "\n".join(lines)}]
 
@@ -117,11 +122,17 @@ def profile_schema(page_ids: list[int]) -> dict[str, Any]:
     }
 
 
-def validate_profile(value: Any, page_ids: list[int]) -> list[dict[str, Any]]:
-    """Checked profile updates; unknown dimensions or levels are errors, bad evidence is dropped."""
+def validate_profile(value: Any, page_ids: list[int],
+                     texts: dict[int, str] | None = None) -> list[dict[str, Any]]:
+    """Checked profile updates; unknown dimensions or levels are errors, bad evidence is dropped.
+
+    With the pages' `texts`, a reason that echoes the prompt or is not grounded in its evidence
+    pages is dropped; when every proposed row is dropped that way, the reply is an error.
+    """
     if not isinstance(value, dict) or not isinstance(value.get("dimensions"), list):
         raise ValueError("expected an object with a 'dimensions' list")
     out: dict[str, dict[str, Any]] = {}
+    rejected = 0
     for n, item in enumerate(value["dimensions"], start=1):
         if not isinstance(item, dict):
             raise ValueError(f"dimensions[{n}] is not an object")
@@ -134,8 +145,16 @@ def validate_profile(value: Any, page_ids: list[int]) -> list[dict[str, Any]]:
         reason = str(item.get("reason") or "").strip()
         if not evidence or not reason:
             continue  # a claim without support or reason is not stored
+        if texts is not None and not grounding.is_true_to(
+                reason, " ".join(texts[i] for i in evidence), grounding.REASON_GROUNDING,
+                ignore=[*words(name), *words(level), *words(DIMENSIONS[name])]):
+            rejected += 1
+            continue
         out[name] = {"dimension": name, "family": DIMENSIONS[name], "level": level,
                      "reason": reason[:300], "evidence": sorted(set(evidence))}
+    if rejected and not out:
+        raise ValueError("every reason repeated the instructions or named nothing of its"
+                         " evidence pages; give reasons from what the pages say")
     return list(out.values())
 
 
@@ -145,10 +164,10 @@ def facts_messages(pages: list[dict[str, Any]]) -> list[dict[str, str]]:
         "Extract durable facts from these dialogue pages.",
         "Pages:",
         *(page_line(f"p{p['id']}", p) for p in pages),
-        "Reply with JSON: user_facts (facts about the USER: who they are, what they did, like,"
-        " plan, with dates when known) and assistant_facts (what the ASSISTANT said about"
-        " itself or promised). Each fact is one short sentence with the ids of its pages."
-        " At most 8 of each; leave a list empty when there is nothing durable.",
+        "Reply with JSON: user_facts and assistant_facts. A user fact is something the USER"
+        " said about their life, plans or likes; an assistant fact is something the ASSISTANT"
+        " said about itself. Write each fact in your own words from the pages, with its date"
+        " when known, and give the page ids it comes from. Leave a list empty when nothing fits.",
     ]
     return [{"role": "user", "content": "\n".join(lines)}]
 
@@ -174,11 +193,17 @@ def facts_schema(page_ids: list[int]) -> dict[str, Any]:
     }
 
 
-def validate_facts(value: Any, page_ids: list[int]) -> dict[str, list[dict[str, Any]]]:
-    """Checked facts per list; facts without text or valid sources are dropped."""
+def validate_facts(value: Any, page_ids: list[int],
+                   texts: dict[int, str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Checked facts per list; facts without text or valid sources are dropped.
+
+    With the pages' `texts`, a fact that echoes the prompt or is not grounded in its source
+    pages is dropped; when every proposed fact is dropped that way, the reply is an error.
+    """
     if not isinstance(value, dict):
         raise ValueError("expected an object with user_facts and assistant_facts")
     out: dict[str, list[dict[str, Any]]] = {}
+    rejected = 0
     for key, kind in (("user_facts", "user"), ("assistant_facts", "assistant")):
         items = value.get(key, [])
         if not isinstance(items, list):
@@ -191,9 +216,17 @@ def validate_facts(value: Any, page_ids: list[int]) -> dict[str, list[dict[str, 
                 continue
             text = " ".join(str(item.get("fact") or "").split())
             sources = sorted({i for i in _ints(item.get("pages")) if i in page_ids})
-            if len(text) >= 8 and sources:
-                kept.append({"text": text[:300], "sources": sources})
+            if len(text) < 8 or not sources:
+                continue
+            if texts is not None and not grounding.is_true_to(
+                    text, " ".join(texts[i] for i in sources), grounding.FACT_GROUNDING):
+                rejected += 1
+                continue
+            kept.append({"text": text[:300], "sources": sources})
         out[kind] = kept
+    if rejected and not (out["user"] or out["assistant"]):
+        raise ValueError("every fact repeated the instructions or was not in its pages; state"
+                         " only what the pages say")
     return out
 
 

@@ -136,17 +136,17 @@ def _with_continuations(
 ) -> list[dict[str, Any]]:
     """Each of the `top` best pages is followed by the page that continues its dialogue.
 
-    The continuation is the page's chain link (next_id) or, for pages not yet chained, the next
-    mid-term page of the same sitting (within CONTINUATION_GAP seconds). An answer often sits in
-    the exchange after the one that matches the question (LoCoMo dev set: +2 points of recall at
-    equal tokens over the same ranking without it).
+    The continuation is the page's chain link (next_id) or, for pending pages (not chained
+    yet), the next mid-term page of the same sitting (within CONTINUATION_GAP seconds). An
+    answer often sits in the exchange after the one that matches the question (LoCoMo dev set:
+    +2 points of recall at equal tokens over the same ranking without it).
     """
     heads = pages[:top]
     wanted: dict[int, int] = {}
     for p in heads:
         row = page_rows[p["id"]]
         nxt = row["next_id"]
-        if nxt is None:
+        if nxt is None and row["segment_id"] is None:  # pending: not chained yet
             follow = ctx.store.query_one(
                 "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'mid' AND (ts > ? OR"
                 " (ts = ? AND id > ?)) AND ts <= ? ORDER BY ts, id LIMIT 1",

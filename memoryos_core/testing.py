@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -67,25 +68,42 @@ class ScriptedChatModel:
         return [c["messages"][-1]["content"] for c in self.calls]
 
 
-def fill_schema(schema: dict[str, Any]) -> Any:
-    """A minimal value that satisfies a JSON schema; integer enums in arrays are used whole."""
+def fill_schema(schema: dict[str, Any], text: str = "filler") -> Any:
+    """A minimal value that satisfies a JSON schema; integer enums in arrays are used whole.
+
+    Strings are `text` (cut to the schema's maxLength).
+    """
     kind = schema.get("type")
     if "enum" in schema:
         return schema["enum"][0]
     if kind == "object":
         props = schema.get("properties", {})
-        return {name: fill_schema(sub) for name, sub in props.items()}
+        return {name: fill_schema(sub, text) for name, sub in props.items()}
     if kind == "array":
         items = schema.get("items", {})
         if "enum" in items:
             return list(items["enum"])
-        return [fill_schema(items)] if schema.get("minItems", 0) > 0 else []
+        return [fill_schema(items, text)] if schema.get("minItems", 0) > 0 else []
     if kind == "integer":
         return 0
     if kind == "number":
         return 0.0
     if kind == "boolean":
         return True
+    return text[: schema.get("maxLength", len(text))]
+
+
+_PAGE_LINE = re.compile(r"^\[(?:p?\d+)\] \([^)]*\) User: (.*)$", re.MULTILINE)
+
+
+def page_words(messages: list[Message]) -> str:
+    """Words of the first dialogue page in a maintenance prompt (a grounded filler text)."""
+    for message in messages:
+        match = _PAGE_LINE.search(message["content"])
+        if match:
+            found = " ".join(match.group(1).replace("| Assistant:", " ").split()[:8])
+            if len(found) >= 8:
+                return found
     return "filler"
 
 
@@ -93,4 +111,4 @@ def schema_filler(messages: list[Message], json_schema: dict[str, Any] | None) -
     """Default reply for an instant fake: valid JSON for structured calls, else a short answer."""
     if json_schema is None:
         return "Noted."
-    return json.dumps(fill_schema(json_schema))
+    return json.dumps(fill_schema(json_schema, page_words(messages)))

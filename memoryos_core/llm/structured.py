@@ -23,13 +23,13 @@ def parse_json(text: str) -> Any:
         text = fenced.group(1)
     text = text.strip()
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)  # small models put raw newlines inside strings
     except json.JSONDecodeError:
         pass
     start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
     if start < 0:
         raise ValueError("the reply holds no JSON")
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     value, _ = decoder.raw_decode(text[start:])
     return value
 

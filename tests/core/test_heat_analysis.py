@@ -102,9 +102,10 @@ def test_duplicate_facts_are_merged(make_engine, chat_model):
     engine = _llm_engine(make_engine, chat_model)
     for i, (u, a) in enumerate(TOPICS):
         engine.add_exchange("u1", u, a, timestamp=1_700_000_000 + i * 60)
-    ids = [p["id"] for s in engine.state("u1")["mid_term"]["segments"] for p in s["pages"]]
-    facts = {"user_facts": [{"fact": "The user owns a dog called Rex.", "pages": ids[:1]},
-                            {"fact": "the user owns a dog called Rex", "pages": ids[1:2]}],
+    ids = sorted(p["id"] for s in engine.state("u1")["mid_term"]["segments"]
+                 for p in s["pages"] if "Rex" in p["user"])
+    facts = {"user_facts": [{"fact": "The user has a puppy named Rex.", "pages": ids[:1]},
+                            {"fact": "the user has a puppy named Rex", "pages": ids[:2]}],
              "assistant_facts": []}
     chat_model.enqueue('{"dimensions": []}', json.dumps(facts))
     report = engine.force_analysis("u1")
