@@ -23,7 +23,7 @@ from .prompts import (
     validate_facts,
     validate_profile,
 )
-from .text import normalise
+from .text import keywords, normalise
 
 CHUNK_PAGES = 8  # pages per analysis call, so prompts fit a small model's window
 _FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I am|my|My|we|We)\b")
@@ -191,8 +191,11 @@ def extractive_profile(
         support = [i for i in ids if i in page_vecs and float(page_vecs[i] @ labels[j]) >= 0.3]
         if support:
             level = "High" if len(support) >= 3 else "Medium" if len(support) == 2 else "Low"
+            said = keywords(" ".join(f"{p['user_text']} {p['assistant_text']}" for p in chunk
+                                     if int(p["id"]) in support), 4)
             out.append({"dimension": name, "family": "content interests", "level": level,
-                        "reason": f"{len(support)} page(s) of this batch are about it",
+                        "reason": f"{len(support)} page(s) on it: {', '.join(said)}"
+                        if said else f"{len(support)} page(s) on it",
                         "evidence": support})
     return out
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -80,3 +81,35 @@ def test_benchmarks_locomo_scoring_follows_official_rules():
     multi = s.score({"category": 1, "answer": "Paris, Rome"}, "Paris")["f1"]
     assert 0.4 < multi < 0.6
     assert 0 < s.bleu1("red bicycle", "the red bicycle parked") < 1
+
+
+def test_benchmarks_memory_quality_counts_grounded_texts_and_rejected_echoes(embedder, out,
+                                                                            locomo_file):
+    from benchmarks import memory_quality
+    from memoryos_core.testing import ScriptedChatModel, fill_schema
+
+    junk = "Reply with JSON. The next topic is [topic2]"
+
+    def echoing(messages, schema):  # a small model copying our instructions into every field
+        props = schema["properties"]
+        if "user_facts" in props:
+            page = props["user_facts"]["items"]["properties"]["pages"]["items"]["enum"][0]
+            return json.dumps({"user_facts": [{"fact": "who they are, what they did",
+                                               "pages": [page]}], "assistant_facts": []})
+        if "dimensions" in props:
+            item = props["dimensions"]["items"]["properties"]
+            return json.dumps({"dimensions": [{
+                "dimension": item["dimension"]["enum"][0], "level": "Low",
+                "reason": "Energetic and energetic behaviors",
+                "evidence": [item["evidence"]["items"]["enum"][0]]}]})
+        return json.dumps(fill_schema(schema, junk))
+
+    result = memory_quality.run([locomo_file], conversation=0, modes=("extractive", "llm"),
+                                model=ScriptedChatModel(default=echoing), emb=embedder, out=out)
+    extractive, llm = result["runs"]
+    assert extractive["grounded_share"] == 1.0 and extractive["echoes"] == 0
+    assert extractive["by_kind"]["summary"]["count"] >= 1
+    assert extractive["by_kind"]["fact"]["count"] >= 1
+    assert llm["echoes"] == 0 and llm["grounded_share"] == 1.0  # nothing echoed was stored
+    assert llm["fallbacks"]["consolidation"] >= 1 and llm["fallbacks"]["analysis"] >= 1
+    assert (out / "memory_quality.md").exists()
