@@ -75,7 +75,7 @@ def _analyse_chunk(
         "SELECT dimension, level FROM profile WHERE user_id = ?", (user_id,))
     dims: list[dict[str, Any]] | None = None
     facts: dict[str, list[dict[str, Any]]] | None = None
-    if ctx.config.analysis == "llm":
+    if ctx.mode("analysis") == "llm":
         budget = 180 + PAGE_TOKENS * len(chunk)
         texts = {int(p["id"]): f"{p['user_text']} {p['assistant_text']}" for p in chunk}
         model = ctx.chat_model()

@@ -168,7 +168,7 @@ def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) 
     previous_vec = stored.get(previous["id"]) if previous else None
     plan = None
     fallback = None
-    if ctx.config.consolidation == "llm":
+    if ctx.mode("consolidation") == "llm":
         try:
             plan = call_structured(
                 ctx.chat_model(), consolidation_messages(batch, previous, overview),

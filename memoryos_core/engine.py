@@ -62,6 +62,11 @@ def check_id(value: Any, what: str) -> int:
     return value
 
 
+def is_embedded(model: ChatModel | None) -> bool:
+    """True for the embedded local model (None: it will be loaded on first use)."""
+    return model is None or bool(getattr(model, "embedded", False))
+
+
 class MemoryEngine:
     """Long-term hierarchical memory for many users in one data folder."""
 
@@ -77,7 +82,8 @@ class MemoryEngine:
         self._model_lock = threading.Lock()
         embedder = embedder or SentenceTransformerEmbedder.from_name(self.config.embedding_model)
         check_model(self.store, embedder)  # a store made with another model refuses to open
-        self.ctx = Context(self.store, self.index, embedder, self.config, self.chat_model)
+        self.ctx = Context(self.store, self.index, embedder, self.config, self.chat_model,
+                           lambda: is_embedded(self._chat_model))
         self._user_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -105,8 +111,10 @@ class MemoryEngine:
         return self._chat_model
 
     def _ctx_for(self, model: ChatModel | None) -> Context:
-        return self.ctx if model is None else dataclasses.replace(self.ctx,
-                                                                  chat_model=lambda: model)
+        if model is None:
+            return self.ctx
+        return dataclasses.replace(self.ctx, chat_model=lambda: model,
+                                   embedded_model=lambda: is_embedded(model))
 
     def _user_lock(self, user_id: str) -> threading.Lock:
         with self._locks_guard:

@@ -102,6 +102,7 @@ class LocalChatModel:
             raise ImportError("llama-cpp-python is not installed (pip install llama-cpp-python)")
         self.path = str(path or model_path())
         self.name = MODEL_NAME
+        self.embedded = True  # maintenance in 'auto' mode runs extractively with this model
         self.context_window = n_ctx
         self.n_threads = n_threads or os.cpu_count() or 1
         self.repeat_penalty = repeat_penalty

@@ -203,7 +203,7 @@ def test_cli_settings_from_env_then_set(memoryos, monkeypatch):
     code, out, _ = memoryos("settings", "--json", settings=["--set", "heat_threshold=2.5"])
     values = {row["name"]: row["value"] for row in json.loads(out)}
     assert code == 0 and values["top_pages"] == 3 and values["heat_threshold"] == 2.5
-    assert values["consolidation"] == "llm"
+    assert values["consolidation"] == "auto"
     code, out, _ = memoryos("settings")
     assert "top_pages = 3 (default 20)" in out and "consolidation = extractive" in out
 

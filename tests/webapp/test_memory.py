@@ -79,7 +79,7 @@ def test_introspection_settings_html_and_json(client, user):
     assert r.json["ok"] and r.json["default_model"]["name"] == "scripted"
     names = {row["name"]: row for row in r.json["settings"]}
     assert names["consolidation"]["value"] == "extractive"
-    assert names["consolidation"]["default"] == "llm"
+    assert names["consolidation"]["default"] == "auto"
     assert b"heat_threshold" in client.get("/-/settings").data
     assert client.get("/-/versions.json").json["ok"]
     assert client.get("/-/versions").status_code == 200
