@@ -117,3 +117,18 @@ def test_grounding_two_topics_joining_one_segment_keep_both_summaries(make_engin
     assert "marathon in October" in summary and "intervals at the track" in summary
     pages = sorted(segments[0]["pages"], key=lambda p: p["id"])
     assert len(pages) == 6
+
+
+@pytest.mark.parametrize("embedded, calls", [(True, 0), (False, 1)])
+def test_grounding_auto_mode_files_extractively_with_the_embedded_model(make_engine, embedded,
+                                                                       calls):
+    from memoryos_core.testing import ScriptedChatModel, schema_filler
+
+    model = ScriptedChatModel(default=schema_filler)
+    model.embedded = embedded  # what the embedded local model says of itself
+    engine = make_engine(model=model, consolidation_batch=3, short_term_capacity=1)
+    assert engine.config.consolidation == "auto" and engine.config.analysis == "auto"
+    for i, (u, a) in enumerate([p.split(". ", 1) for p in PAGES] + [("Bye.", "Bye.")]):
+        engine.add_exchange("u1", u, a, timestamp=1_700_000_000 + i * 60)
+    assert engine.state("u1")["mid_term"]["count"] >= 1
+    assert engine.usage("u1").get("consolidation", {}).get("calls", 0) == calls
