@@ -58,7 +58,7 @@ def test_analysis_forced_profile_with_evidence_links(page: Page, user) -> None:
     job = page.locator("#analysis-job .job")
     expect(job).to_contain_text(re.compile(r"Analysed \d+ pages in \d+ segments"))
     changes = job.locator("h3:has-text('Profile changes') + ul li")
-    expect(changes.first).to_contain_text("Music Interest")
+    expect(changes.filter(has_text="Music Interest")).to_have_count(1)
     screenshot(page, "analysis")
     page.reload()  # the stored job survives a reload
     expect(page.locator("#analysis-job .job .status")).to_have_text("done")
@@ -87,7 +87,7 @@ def test_analysis_forced_profile_with_evidence_links(page: Page, user) -> None:
         re.compile(r"music|piano|jazz|choir|guitar|violin|band|song", re.I))
     used = page.locator("section.card").filter(
         has=page.get_by_role("heading", name="Used as evidence"))
-    expect(used).to_contain_text(f"Music: {level}")
+    expect(used).to_contain_text(f"Music Interest: {level}")
     expect(page.get_by_text("analysed", exact=False).first).to_be_visible()
 
     page.goto("/memory")  # facts drawn from first-person sentences, with their sources
