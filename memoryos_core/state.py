@@ -28,7 +28,7 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
                   segment_id: int | None = None) -> list[dict[str, Any]]:
     """Segments, hottest first, with heat terms and (optionally) their pages in order."""
     now = time.time()
-    segments = []
+    exact: list[tuple[float, dict[str, Any]]] = []
     pages_by_segment: dict[int, list[dict[str, Any]]] = {}
     only = "" if segment_id is None else " AND segment_id = ?"
     extra: tuple[int, ...] = () if segment_id is None else (segment_id,)
@@ -53,9 +53,10 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
         }
         if with_pages:
             view["pages"] = pages_by_segment.get(seg["id"], [])
-        segments.append(view)
-    segments.sort(key=lambda s: (-s["heat"], s["id"]))
-    return segments
+        exact.append((terms["heat"], view))
+    # order by the exact heat: rounded values tie and their order would drift with the clock
+    exact.sort(key=lambda hv: (-hv[0], hv[1]["id"]))
+    return [view for _, view in exact]
 
 
 def fact_views(ctx: Context, user_id: str, kind: str) -> list[dict[str, Any]]:
