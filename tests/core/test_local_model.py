@@ -186,6 +186,12 @@ def test_local_model_engine_consolidates_and_analyses(tmp_path, embedder, local_
     for row in facts:
         assert row["text"].strip()
         assert set(json.loads(row["sources"])) and set(json.loads(row["sources"])) <= page_ids
+    from memoryos_core import grounding
+
+    # whatever the small model wrote, what was stored is no echo of our prompts
+    stored = [s["summary"] for s in segments] + [f["text"] for f in facts] + [
+        r["reason"] for r in engine.store.query("SELECT reason FROM profile WHERE user_id = 'u1'")]
+    assert [t for t in stored if grounding.echo(t)] == []
     usage = engine.usage("u1")
     assert usage["consolidation"]["calls"] >= 2
     print("\nlocal-model fallbacks:",
