@@ -26,6 +26,8 @@ SETTINGS: tuple[tuple[str, Any, str], ...] = (
         " 1e7 s keeps the term near 1 for months, so it would never separate segments in practice.",
     ),
     ("merge_threshold", 0.6, "theta: a topic joins a segment when cos + Jaccard >= theta."),
+    ("segment_max_pages", 40, "A segment takes no more pages beyond this size (extractive"
+     " summaries of a long chat otherwise merge into one segment that selects nothing)."),
     ("top_segments", 5, "m: segments considered per retrieval."),
     ("top_pages", 20, "k: pages put into the answer prompt at most (the token budget usually"
      " stops first: pages take what facts and profile leave)."),
@@ -77,6 +79,7 @@ class EngineConfig:
     heat_gamma: float = 1.0
     recency_tau_seconds: float = 86400.0
     merge_threshold: float = 0.6
+    segment_max_pages: int = 40
     top_segments: int = 5
     top_pages: int = 20
     top_facts: int = 10

@@ -204,6 +204,10 @@ def _best_segment(
         )
         if seg is None:
             continue
+        size = int(ctx.store.scalar("SELECT count(*) FROM exchanges WHERE segment_id = ?",
+                                    (seg_id,)) or 0)
+        if size + len(topic.pages) > ctx.config.segment_max_pages:
+            continue  # a full segment no longer takes pages: segments stay topics, not logs
         score = cos + jaccard(topic.keywords, json.loads(seg["keywords"]))
         if score > best_score:
             best, best_score = seg, score

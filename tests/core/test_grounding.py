@@ -132,3 +132,13 @@ def test_grounding_auto_mode_files_extractively_with_the_embedded_model(make_eng
         engine.add_exchange("u1", u, a, timestamp=1_700_000_000 + i * 60)
     assert engine.state("u1")["mid_term"]["count"] >= 1
     assert engine.usage("u1").get("consolidation", {}).get("calls", 0) == calls
+
+
+def test_grounding_full_segment_takes_no_more_pages(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive", consolidation_batch=4,
+                         short_term_capacity=1, segment_max_pages=4, merge_threshold=0.0)
+    for i in range(13):
+        engine.add_exchange("u1", f"I walked my puppy Rex in the park, day {i}.",
+                            "Rex loves the park.", timestamp=1_700_000_000 + i * 60)
+    segments = engine.state("u1")["mid_term"]["segments"]
+    assert len(segments) == 3 and all(s["page_count"] <= 4 for s in segments)
