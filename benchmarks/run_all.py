@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import common, cost, ingest, locomo_eval, overhead, resources, retrieval
+from . import common, cost, ingest, locomo_eval, memory_quality, overhead, resources, retrieval
 
 
 def plan(quick: bool, emb: Any, out: Path | None) -> list[tuple[str, Callable[[], Any]]]:
@@ -23,6 +23,8 @@ def plan(quick: bool, emb: Any, out: Path | None) -> list[tuple[str, Callable[[]
         ("locomo_eval", lambda: locomo_eval.run(None, ("extractive",), 1 if quick else None,
                                                 5 if quick else 1, emb=emb, out=out)),
         ("ingest", lambda: ingest.run(None, 0, 5 if quick else None, False, emb, out)),
+        ("memory_quality", lambda: memory_quality.run(None, 0, 3 if quick else None,
+                                                      ("extractive",), emb=emb, out=out)),
         ("resources", lambda: resources.run(False, 1 if quick else 3, out)),
     ]
 
@@ -40,13 +42,17 @@ def headline(name: str, r: dict[str, Any]) -> str:
                 f" (target <= 0.5; reference 3)")
     if name == "locomo_eval":
         return "; ".join(
-            f"{mode}: recall memoryos {b['summary']['memoryos']['recall']} vs flat "
-            f"{b['summary']['flat']['recall']} (x{b['recall_vs_flat']}), recent "
+            f"{mode}: recall memoryos {b['summary']['memoryos']['recall']} vs flat-hybrid "
+            f"{b['summary']['flat-hybrid']['recall']} (x{b['recall_vs_flat_hybrid']}) at equal"
+            f" tokens, flat {b['summary']['flat']['recall']}, recent "
             f"{b['summary']['recent']['recall']}, full {b['summary']['full']['recall']}"
             for mode, b in r["modes"].items())
     if name == "ingest":
         return "; ".join(f"{x['mode']}: {x['exchanges']} exchanges in {x['wall_s']} s,"
                          f" {x['model_calls']} calls" for x in r["runs"])
+    if name == "memory_quality":
+        return "; ".join(f"{x['mode']}: grounded {x['grounded_share']}, echoes {x['echoes']},"
+                         f" fallbacks {sum(x['fallbacks'].values())}" for x in r["runs"])
     if name == "resources":
         return "; ".join(f"{x['variant']}: {x['startup_s']} s, {x['peak_rss_mb']} MB"
                          if x.get("ok") else f"{x['variant']}: skipped/failed"
