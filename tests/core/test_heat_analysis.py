@@ -123,3 +123,26 @@ def test_forced_analysis_without_model_gives_structured_profile(engine):
     assert state["mid_term"]["page_count"] == 13 and not state["mid_term"]["pending_pages"]
     rows = engine.state("u1")["long_term"]["profile"]
     assert rows and all(r["level"] in ("High", "Medium", "Low") and r["evidence"] for r in rows)
+
+
+def test_eviction_leaves_no_evidence_pointing_at_evicted_pages(make_engine):
+    settings = {"consolidation": "extractive", "analysis": "extractive",
+                "consolidation_batch": 1, "short_term_capacity": 1, "merge_threshold": 5.0}
+    engine = make_engine(**settings)
+    for i, (u, a) in enumerate(TOPICS[:6]):
+        engine.add_exchange("u1", u, a, timestamp=1_700_000_000 + i * 60)
+    engine.force_analysis("u1")
+    cited = {i for kind in ("user_facts", "assistant_facts")
+             for f in engine.state("u1")["long_term"][kind] for i in f["sources"]}
+    assert cited  # facts cite pages before the eviction
+    small = make_engine(mid_term_capacity=2, **settings)
+    small.add_exchange("u1", "I repainted the garden fence.", "Nice colour?",
+                       timestamp=1_700_001_000)
+    alive = {p["id"] for s in small.state("u1")["mid_term"]["segments"] for p in s["pages"]}
+    long = small.state("u1")["long_term"]
+    facts = long["user_facts"] + long["assistant_facts"]
+    assert facts  # long-term memory outlives the evicted dialogue
+    assert all(set(f["sources"]) <= alive for f in facts)
+    assert all(set(row["evidence"]) <= alive for row in long["profile"])
+    evictions = [e for e in small.events("u1") if e["kind"] == "eviction"]
+    assert evictions and any(e["detail"]["evidence_dropped"] for e in evictions)
