@@ -26,8 +26,10 @@ def locomo_exchanges(path: Path) -> tuple[int, str, str]:
 
 
 def test_import_locomo_file_with_progress_then_malformed_file(page: Page, user, tmp_path,
-                                                              locomo_file: Path) -> None:
+                                                              locomo_file: Path,
+                                                              fake_openai) -> None:
     mine, first_text, last_text = locomo_exchanges(locomo_file)
+    fake_openai.reply_delay = 1.5  # model calls take a moment (the page polls every second)
     page.get_by_role("navigation").get_by_role("link", name="Import").click()
     expect(page.get_by_role("heading", name="Import a dialogue")).to_be_visible()
     expect(page.get_by_text("No import yet.")).to_be_visible()

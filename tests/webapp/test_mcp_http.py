@@ -45,6 +45,24 @@ def connect(url: str, token: str | None) -> Client:
         headers=headers, timeout=60)))
 
 
+def in_thread(fn: Any) -> Any:
+    """anyio.run in a thread of its own: the browser tests leave an event loop in this one."""
+    out: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            out["value"] = anyio.run(fn)
+        except BaseException as exc:  # re-raised in the test's thread
+            out["error"] = exc
+
+    worker = threading.Thread(target=target)
+    worker.start()
+    worker.join()
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
 def payload(result: Any) -> dict[str, Any]:
     assert not result.is_error, result.content
     if result.structured_content is not None:
@@ -77,7 +95,7 @@ def test_mcp_http_two_users_tokens_isolated(server):
             seen["bad"] = bad.is_error, " ".join(c.text for c in bad.content)
         return seen
 
-    seen = anyio.run(run)
+    seen = in_thread(run)
     assert {"add_memory", "retrieve_memory", "get_user_profile", "chat"} <= seen["tools"]
     assert [m["user_input"] for m in seen["alice"]["short_term_memory"]] == [
         "My sister Ines lives in Lisbon."]
@@ -103,7 +121,7 @@ def test_mcp_http_refuses_missing_unknown_and_revoked_tokens(server):
                 await client.call_tool("add_memory", {"user_input": "x", "agent_response": "y"})
 
         with pytest.raises(Exception):  # noqa: B017 - the SDK wraps the 401 in its own errors
-            anyio.run(attempt)
+            in_thread(attempt)
     response = httpx2.post(url + "/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                            headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 401
