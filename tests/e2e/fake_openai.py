@@ -29,7 +29,6 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.failure: int | None = None
         self.token_delay = 0.0  # seconds between streamed pieces (to watch an answer stream)
-        self.reply_delay = 0.0  # seconds before a whole reply (to watch a job's progress)
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai",
@@ -64,7 +63,6 @@ class FakeOpenAI:
             self.requests.clear()
             self.failure = None
             self.token_delay = 0.0
-            self.reply_delay = 0.0
 
     def completions(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -123,8 +121,6 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
             model = body.get("model") or MODEL_NAME
             if not body.get("stream"):
-                if fake.reply_delay:
-                    time.sleep(fake.reply_delay)
                 words = len(reply.split())
                 self._json(200, {
                     "id": ident, "object": "chat.completion", "created": created,

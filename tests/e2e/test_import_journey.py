@@ -16,6 +16,25 @@ pytestmark = pytest.mark.e2e
 SAMPLE = "demo-gina"  # the made-up LoCoMo fixture (tests/conftest.py)
 
 
+def longer(path: Path, target: Path, copies: int = 12) -> Path:
+    """The fixture with its sessions repeated (texts numbered): an import long enough to watch."""
+    docs = json.loads(path.read_text())
+    conv = next(d for d in docs if d["sample_id"] == SAMPLE)["conversation"]
+    sessions = sorted((k for k in conv if re.fullmatch(r"session_\d+", k)),
+                      key=lambda k: int(k.split("_")[1]))
+    number = len(sessions)
+    for copy in range(1, copies):
+        for key in sessions:
+            number += 1
+            conv[f"session_{number}"] = [
+                {**t, "dia_id": f"D{number}:{i + 1}", "text": f"{t['text']} ({copy})"}
+                for i, t in enumerate(conv[key])]
+            conv[f"session_{number}_date_time"] = conv[f"{key}_date_time"].replace(
+                "2023", str(2023 + copy))
+    target.write_text(json.dumps(docs), encoding="utf-8")
+    return target
+
+
 def locomo_exchanges(path: Path) -> tuple[int, str, str]:
     """How many exchanges the sample holds for speaker_a, and two of its texts."""
     doc = next(d for d in json.loads(path.read_text()) if d["sample_id"] == SAMPLE)
@@ -26,10 +45,9 @@ def locomo_exchanges(path: Path) -> tuple[int, str, str]:
 
 
 def test_import_locomo_file_with_progress_then_malformed_file(page: Page, user, tmp_path,
-                                                              locomo_file: Path,
-                                                              fake_openai) -> None:
+                                                              locomo_file: Path) -> None:
+    locomo_file = longer(locomo_file, tmp_path / "longer.json")
     mine, first_text, last_text = locomo_exchanges(locomo_file)
-    fake_openai.reply_delay = 1.5  # model calls take a moment (the page polls every second)
     page.get_by_role("navigation").get_by_role("link", name="Import").click()
     expect(page.get_by_role("heading", name="Import a dialogue")).to_be_visible()
     expect(page.get_by_text("No import yet.")).to_be_visible()
