@@ -17,88 +17,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import __version__, cli_output
-from .config import EngineConfig, settings_table
-from .engine import MemoryEngine
-from .errors import InvalidInput, MemoryOSError
-from .importers import FORMATS, MAX_DOCUMENT_BYTES
+from .cli_runtime import PROG, Runtime, note, out, read_document
+from .cli_tools import cmd_import_reference, cmd_mcp, cmd_reembed, cmd_serve_model
+from .config import settings_table
+from .errors import MemoryOSError
+from .importers import FORMATS
 from .llm import ChatModel, Embedder
 
-PROG = "memoryos"
-
-
-class Runtime:
-    """Parsed options plus the engine, built on first use (settings and serve-model need none)."""
-
-    def __init__(self, args: argparse.Namespace, embedder: Embedder | None,
-                 chat_model: ChatModel | None) -> None:
-        self.args = args
-        self.user: str = args.user
-        self._embedder = embedder
-        self._chat_model = chat_model
-        self._engine: MemoryEngine | None = None
-
-    def config(self) -> EngineConfig:
-        """MEMORYOS_<NAME> environment variables, then every --set name=value on top."""
-        pairs: dict[str, str] = {}
-        for item in self.args.set or []:
-            name, sep, value = item.partition("=")
-            if not sep or not name.strip():
-                raise InvalidInput(f"--set needs name=value, got {item!r}")
-            pairs[name.strip().replace("-", "_")] = value.strip()
-        return EngineConfig.from_mapping(pairs, base=EngineConfig.from_env())
-
-    def chat_model(self) -> ChatModel | None:
-        """--base-url/--model give an OpenAI-compatible model; None means the embedded one."""
-        if self._chat_model is not None:
-            return self._chat_model
-        if self.args.base_url and not self.args.model:
-            raise InvalidInput("--base-url needs --model NAME as well")
-        if not self.args.model:
-            return None
-        from .llm import OpenAIChatModel
-
-        return OpenAIChatModel(self.args.model, base_url=self.args.base_url,
-                               api_key=os.environ.get("OPENAI_API_KEY"))
-
-    def engine(self) -> MemoryEngine:
-        if self._engine is None:
-            config = self.config()
-            self._engine = MemoryEngine(self.args.data_dir, chat_model=self.chat_model(),
-                                        embedder=self._embedder, config=config)
-        return self._engine
-
-    def progress(self) -> cli_output.ProgressBar:
-        return cli_output.ProgressBar(sys.stderr, enabled=not self.args.quiet)
-
-
-def out(*lines: str) -> None:
-    for line in lines:
-        print(line)
-
-
-def note(text: str) -> None:
-    """A status line on stderr, so stdout stays clean for data."""
-    if not getattr(note, "quiet", False):
-        print(text, file=sys.stderr)
-
-
 # -- commands ---------------------------------------------------------------------------------
-
-
-def read_document(path: str) -> bytes:
-    """The bytes of an import file ('-' reads stdin), refusing oversized files before reading."""
-    if path == "-":
-        data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
-    else:
-        file = Path(path)
-        if file.is_dir():
-            raise InvalidInput(f"{path} is a folder, not a file")
-        if file.exists() and file.stat().st_size > MAX_DOCUMENT_BYTES:
-            raise InvalidInput(f"{path} is larger than {MAX_DOCUMENT_BYTES // 2**20} MB")
-        data = file.read_bytes()
-    if len(data) > MAX_DOCUMENT_BYTES:
-        raise InvalidInput(f"{path} is larger than {MAX_DOCUMENT_BYTES // 2**20} MB")
-    return data
 
 
 def cmd_import(rt: Runtime) -> int:
@@ -264,73 +190,6 @@ def cmd_settings(rt: Runtime) -> int:
     rows = settings_table(rt.config())
     out(cli_output.dumps(rows) if rt.args.json else "\n".join(cli_output.format_settings(rows)))
     return 0
-
-
-def cmd_serve_model(rt: Runtime) -> int:
-    if not 0 < rt.args.port < 65536:
-        raise InvalidInput(f"port {rt.args.port} is not between 1 and 65535")
-    try:
-        from .serve import serve_model
-    except ImportError as exc:
-        raise InvalidInput(f"serve-model is not available: {exc}") from None
-    serve_model(rt.args.port, rt.args.host)
-    return 0
-
-
-def cmd_import_reference(rt: Runtime) -> int:
-    from . import reference_import
-
-    a = rt.args
-    files = reference_import.read_folder(a.folder)  # before the engine: a bad path writes nothing
-    engine = rt.engine()
-    if a.dry_run:
-        preview = engine.preview_reference(rt.user, files, a.from_user, a.assistant)
-        out(cli_output.dumps(preview) if a.json else
-            f"would import from users/{preview['user']}: " + ", ".join(
-                f"{k} {v}" for k, v in preview["counts"].items()))
-        return 0
-    bar = rt.progress()
-    try:
-        report = engine.import_reference(rt.user, files, a.from_user, a.assistant, progress=bar)
-    finally:
-        bar.close()
-    out(cli_output.dumps(report) if a.json else
-        f"imported from users/{report['user']}: " + ", ".join(
-            f"{k} {v}" for k, v in report["imported"].items())
-        + f"; the memory before is saved as version {report['saved_as']}")
-    return 0
-
-
-def cmd_reembed(rt: Runtime) -> int:
-    from .llm.embedder import SentenceTransformerEmbedder
-    from .reembed import recorded_model, reembed
-    from .storage import SQLiteStore
-
-    embedder = SentenceTransformerEmbedder.from_name(rt.args.model)
-    store = SQLiteStore(rt.args.data_dir)  # opened without the model check: it is being moved
-    before = recorded_model(store)
-    bar = rt.progress()
-    try:
-        report = reembed(store, embedder, progress=bar)
-    finally:
-        bar.close()
-    out(cli_output.dumps(report) if rt.args.json else
-        f"re-embedded {report['vectors']} vectors and {report['versions']} versions with"
-        f" {report['model']} ({report['dim']}-d)"
-        + (f", was {before['name']} ({before['dim']}-d)" if before else ""))
-    return 0
-
-
-def cmd_mcp(rt: Runtime) -> int:
-    from .mcp_server import run_stdio
-
-    engine = rt.engine()
-    note(f"MCP server on stdio for user {rt.user!r}, data in {rt.args.data_dir}")
-    run_stdio(engine, rt.user)
-    return 0
-
-
-# -- parser and entry point -------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
