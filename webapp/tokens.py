@@ -6,11 +6,12 @@ import hashlib
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .users import connect
 
 PREFIX = "mos_"
 SCHEMA = """
@@ -58,16 +59,8 @@ class TokenStore:
         with self._conn() as conn:
             conn.executescript(SCHEMA)
 
-    @contextmanager
-    def _conn(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, timeout=30)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA foreign_keys = ON")
-        try:
-            with conn:
-                yield conn
-        finally:
-            conn.close()
+    def _conn(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)
 
     def create(self, user_id: int, name: str) -> tuple[str, TokenInfo]:
         """A new token for the user: (the token, to show once; its record)."""

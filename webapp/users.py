@@ -6,7 +6,7 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,6 +82,19 @@ class Endpoint:
                 "configured": self.configured}
 
 
+@contextmanager
+def connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """One transaction on the accounts database, its connection closed after."""
+    conn = sqlite3.connect(path, timeout=30)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    try:
+        with conn:
+            yield conn
+    finally:
+        conn.close()
+
+
 class UserStore:
     """Account records over one SQLite file (a connection per call, so threads are safe)."""
 
@@ -91,16 +104,8 @@ class UserStore:
         with self._conn() as conn:
             conn.executescript(SCHEMA)
 
-    @contextmanager
-    def _conn(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, timeout=30)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA foreign_keys = ON")
-        try:
-            with conn:
-                yield conn
-        finally:
-            conn.close()
+    def _conn(self) -> AbstractContextManager[sqlite3.Connection]:
+        return connect(self.path)
 
     # -- accounts ----------------------------------------------------------------------------
 
