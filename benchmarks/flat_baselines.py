@@ -31,7 +31,7 @@ def bm25_ranking(engine: Any, user: str, question: str, filtered: bool = False) 
     """
     words = keywords(question, 16)
     if filtered:
-        words = retrieval._distinctive(engine.ctx, words)
+        words = retrieval.distinctive_words(engine.ctx, words)
     if not words:
         return []
     match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)

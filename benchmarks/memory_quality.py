@@ -147,10 +147,14 @@ def run(paths: list[str] | None = None, conversation: int = 0, sessions: int | N
                  "fallbacks": sum(r["fallbacks"].values()),
                  "unassigned_pages": r["unassigned_pages"], "model_calls": r["model_calls"]}
                 for r in runs]
+        from memoryos_core import grounding
+
         md = common.markdown_table(rows) + (
-            "\nGrounded = not an echo of our prompts and at least 50% (summaries, profile"
-            " reasons) or 60% (facts) of its content words occur in the pages it is about."
-            " `extractive` is the baseline measured in the same run.\n")
+            "\nGrounded = not an echo of our prompts and at least"
+            f" {grounding.SUMMARY_GROUNDING:.0%} (summaries), {grounding.REASON_GROUNDING:.0%}"
+            f" (profile reasons) or {grounding.FACT_GROUNDING:.0%} (facts) of its content words"
+            " occur in the pages it is about. `extractive` is the baseline measured in the same"
+            " run.\n")
         result["files"] = common.write_report("memory_quality", result, md, out)
     return result
 

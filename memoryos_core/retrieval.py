@@ -22,7 +22,7 @@ PAGES_HEADER = "## Relevant past conversation"
 COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of all exchanges ranks nothing
 
 
-def _distinctive(ctx: Context, words: list[str]) -> list[str]:
+def distinctive_words(ctx: Context, words: list[str]) -> list[str]:
     """Keywords that are not in a large share of the stored exchanges (cheap BM25 pre-filter)."""
     if not words:
         return []
@@ -64,7 +64,7 @@ def retrieve(
     for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth), start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
-    fts_words = _distinctive(ctx, qkws) if strategy == "memoryos" else []
+    fts_words = distinctive_words(ctx, qkws) if strategy == "memoryos" else []
     if fts_words:
         hits = ctx.store.query(
             "SELECT e.id FROM exchanges_fts f JOIN exchanges e ON e.id = f.rowid WHERE"
