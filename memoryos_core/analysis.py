@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from typing import Any
@@ -23,6 +22,8 @@ from .prompts import (
     validate_facts,
     validate_profile,
 )
+from .storage import persona_rows, segments
+from .storage.db import Connection
 from .text import keywords, normalise
 
 CHUNK_PAGES = 8  # pages per analysis call, so prompts fit a small model's window
@@ -31,9 +32,7 @@ _FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I am|my|My|we|We)\b")
 
 def segments_due(ctx: Context, user_id: str, force: bool) -> list[dict[str, Any]]:
     """Segments with unanalysed pages whose heat reached the threshold (all of them if forced)."""
-    rows = ctx.store.query(
-        "SELECT s.* FROM segments s WHERE s.user_id = ? AND EXISTS (SELECT 1 FROM exchanges e"
-        " WHERE e.segment_id = s.id AND e.analysed = 0)", (user_id,))
+    rows = segments.segments_with_unanalysed_pages(ctx.store, user_id)
     now = time.time()
     return [s for s in rows
             if force or heat_terms(s, ctx.config, now)["heat"] >= ctx.config.heat_threshold]
@@ -49,20 +48,14 @@ def analyse(ctx: Context, user_id: str, force: bool = False,
     if not due:
         return report
     seg_ids = [s["id"] for s in due]
-    marks = ",".join("?" * len(seg_ids))
-    pages = ctx.store.query(
-        f"SELECT * FROM exchanges WHERE segment_id IN ({marks}) AND analysed = 0"
-        " ORDER BY ts, id", seg_ids)
+    pages = segments.unanalysed_pages(ctx.store, user_id, seg_ids)
     chunks = [pages[i : i + CHUNK_PAGES] for i in range(0, len(pages), CHUNK_PAGES)]
     for n, chunk in enumerate(chunks, start=1):
         _analyse_chunk(ctx, user_id, chunk, report)
         if progress:
             progress(n, len(chunks), "analysis")
     with ctx.store.transaction() as conn:
-        conn.execute(
-            f"UPDATE segments SET n_visit = 0, l_interaction = 0, analysed_at = ? WHERE id IN"
-            f" ({marks}) AND NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.segment_id ="
-            " segments.id AND e.analysed = 0)", (time.time(), *seg_ids))
+        segments.reset_analysed_segments(conn, user_id, seg_ids, time.time())
         ctx.store.log_event(conn, user_id, "analysis", report)
     return report
 
@@ -71,8 +64,7 @@ def _analyse_chunk(
     ctx: Context, user_id: str, chunk: list[dict[str, Any]], report: dict[str, Any]
 ) -> None:
     ids = [int(p["id"]) for p in chunk]
-    profile_now = ctx.store.query(
-        "SELECT dimension, level FROM profile WHERE user_id = ?", (user_id,))
+    profile_now = persona_rows.profile_levels(ctx.store, user_id)
     dims: list[dict[str, Any]] | None = None
     facts: dict[str, list[dict[str, Any]]] | None = None
     if ctx.mode("analysis") == "llm":
@@ -104,16 +96,10 @@ def _analyse_chunk(
     now = time.time()
     with ctx.store.transaction() as conn:
         for dim in dims:
-            old = conn.execute("SELECT level, evidence FROM profile WHERE user_id = ? AND"
-                               " dimension = ?", (user_id, dim["dimension"])).fetchone()
-            evidence = sorted(set(dim["evidence"]) | set(json.loads(old[1]) if old else []))
-            conn.execute(
-                "INSERT INTO profile (user_id, dimension, family, level, reason, evidence,"
-                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(user_id, dimension) DO"
-                " UPDATE SET level = excluded.level, reason = excluded.reason, evidence ="
-                " excluded.evidence, updated_at = excluded.updated_at",
-                (user_id, dim["dimension"], dim["family"], dim["level"], dim["reason"],
-                 json.dumps(evidence), now))
+            old = persona_rows.profile_entry(conn, user_id, dim["dimension"])
+            evidence = sorted(set(dim["evidence"]) | set(old[1] if old else []))
+            persona_rows.save_profile_entry(conn, user_id, dim["dimension"], dim["family"],
+                                            dim["level"], dim["reason"], evidence, now)
             if old is None or old[0] != dim["level"]:
                 report["profile_changes"].append(
                     {"dimension": dim["dimension"], "from": old[0] if old else None,
@@ -122,49 +108,38 @@ def _analyse_chunk(
             _merge_fact(ctx, conn, user_id, kind, fact, vec, now, report)
         for kind in ("user", "assistant"):
             _enforce_fact_capacity(ctx, conn, user_id, kind)
-        marks = ",".join("?" * len(ids))
-        conn.execute(f"UPDATE exchanges SET analysed = 1 WHERE id IN ({marks})", ids)
+        segments.mark_analysed(conn, user_id, ids)
     report["pages"] += len(ids)
 
 
-def _merge_fact(ctx: Context, conn: Any, user_id: str, kind: str, fact: dict[str, Any],
+def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: dict[str, Any],
                 vec: np.ndarray, now: float, report: dict[str, Any]) -> None:
     """Insert a fact, or merge it into an existing one with the same text or a near vector."""
     norm = normalise(fact["text"])
-    same = conn.execute("SELECT id, sources FROM facts WHERE user_id = ? AND kind = ? AND"
-                        " norm = ?", (user_id, kind, norm)).fetchone()
+    same = persona_rows.fact_by_norm(conn, user_id, kind, norm)
     if same is None:
-        rows = conn.execute("SELECT f.id, f.sources, v.vec FROM facts f JOIN vectors v ON"
-                            " v.kind = 'fact' AND v.item_id = f.id WHERE f.user_id = ? AND"
-                            " f.kind = ?", (user_id, kind)).fetchall()
-        for row in rows:
-            if float(np.frombuffer(row[2], dtype=np.float32) @ vec) >= \
-                    ctx.config.fact_merge_similarity:
-                same = row
+        for other, sources, other_vec in persona_rows.facts_with_vectors(conn, user_id, kind):
+            if float(other_vec @ vec) >= ctx.config.fact_merge_similarity:
+                same = (other, sources)
                 break
     if same is not None:
-        sources = sorted(set(json.loads(same[1])) | set(fact["sources"]))
-        conn.execute("UPDATE facts SET sources = ?, updated_at = ? WHERE id = ?",
-                     (json.dumps(sources), now, same[0]))
+        merged = sorted(set(same[1]) | set(fact["sources"]))
+        persona_rows.merge_fact_sources(conn, user_id, same[0], merged, now)
         report["facts_merged"] += 1
         return
-    fact_id = int(conn.execute(
-        "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (user_id, kind, fact["text"], norm, json.dumps(fact["sources"]), now, now)).lastrowid)
+    fact_id = persona_rows.insert_fact(conn, user_id, kind, fact["text"], norm,
+                                       fact["sources"], now)
     ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
     report["facts_added"].append({"id": fact_id, "kind": kind, "text": fact["text"]})
 
 
-def _enforce_fact_capacity(ctx: Context, conn: Any, user_id: str, kind: str) -> None:
+def _enforce_fact_capacity(ctx: Context, conn: Connection, user_id: str, kind: str) -> None:
     """Keep the newest, best-supported facts within capacity."""
-    extra = conn.execute("SELECT count(*) FROM facts WHERE user_id = ? AND kind = ?",
-                         (user_id, kind)).fetchone()[0] - ctx.config.fact_capacity
-    if extra > 0:
-        conn.execute(
-            "DELETE FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ? AND kind = ?"
-            " ORDER BY json_array_length(sources), updated_at, id LIMIT ?)",
-            (user_id, kind, extra))
+    extra = persona_rows.fact_count(conn, user_id, kind) - ctx.config.fact_capacity
+    if extra > 0:  # the weakest go: fewest sources, then oldest update, then lowest id
+        weakest = sorted(persona_rows.fact_support(conn, user_id, kind),
+                         key=lambda f: (f[1], f[2], f[0]))[:extra]
+        persona_rows.delete_facts(conn, user_id, [f[0] for f in weakest])
 
 
 _LABELS: dict[str, np.ndarray] = {}

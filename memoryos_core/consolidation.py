@@ -16,6 +16,7 @@ from .errors import ModelError
 from .eviction import evict_overflow
 from .llm.structured import call_structured
 from .prompts import consolidation_messages, consolidation_schema
+from .storage import persona_rows, segments
 from .text import first_sentences, jaccard, keywords, merge_keywords
 
 
@@ -41,11 +42,7 @@ class Plan:
 
 def pending_pages(ctx: Context, user_id: str, limit: int | None = None) -> list[dict[str, Any]]:
     """Pages in mid-term memory that no segment holds yet, oldest first."""
-    return ctx.store.query(
-        "SELECT * FROM exchanges WHERE user_id = ? AND tier = 'mid' AND segment_id IS NULL"
-        " ORDER BY ts, id LIMIT ?",
-        (user_id, -1 if limit is None else limit),
-    )
+    return segments.pending_pages(ctx.store, user_id, limit)
 
 
 def consolidate(
@@ -55,9 +52,7 @@ def consolidate(
     """File pending pages in batches; unless `force`, only full batches. Returns batch reports."""
     reports: list[dict[str, Any]] = []
     batch_size = ctx.config.consolidation_batch
-    waiting = int(ctx.store.scalar(
-        "SELECT count(*) FROM exchanges WHERE user_id = ? AND tier = 'mid' AND segment_id IS"
-        " NULL", (user_id,)) or 0)
+    waiting = segments.pending_count(ctx.store, user_id)
     total = -(-waiting // batch_size) if force else waiting // batch_size
     while True:
         batch = pending_pages(ctx, user_id, batch_size)
@@ -155,13 +150,11 @@ def extractive_plan(
 
 
 def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) -> dict[str, Any]:
-    state = ctx.store.query_one("SELECT * FROM user_state WHERE user_id = ?", (user_id,))
+    state = persona_rows.user_state(ctx.store, user_id)
     overview = state["overview"] if state else ""
     previous = None
     if state and state["last_page_id"]:
-        previous = ctx.store.query_one(
-            "SELECT * FROM exchanges WHERE id = ? AND user_id = ?", (state["last_page_id"], user_id)
-        )
+        previous = segments.page(ctx.store, user_id, state["last_page_id"])
     ids = [int(p["id"]) for p in batch]
     stored = ctx.index.vectors_of(user_id, "page", ids + ([previous["id"]] if previous else []))
     vectors = np.vstack([stored[i] for i in ids])
@@ -199,13 +192,10 @@ def _best_segment(
     """The existing segment a topic joins (score >= theta), or None."""
     best, best_score = None, -1.0
     for seg_id, cos in ctx.index.search(user_id, "segment", vec, ctx.config.top_segments):
-        seg = ctx.store.query_one(
-            "SELECT * FROM segments WHERE id = ? AND user_id = ?", (seg_id, user_id)
-        )
+        seg = segments.segment(ctx.store, user_id, seg_id)
         if seg is None:
             continue
-        size = int(ctx.store.scalar("SELECT count(*) FROM exchanges WHERE segment_id = ?",
-                                    (seg_id,)) or 0)
+        size = segments.segment_size(ctx.store, user_id, seg_id)
         if size + len(topic.pages) > ctx.config.segment_max_pages:
             continue  # a full segment no longer takes pages: segments stay topics, not logs
         score = cos + jaccard(topic.keywords, json.loads(seg["keywords"]))
@@ -258,13 +248,10 @@ def _file_plan(
     report: dict[str, Any] = {"mode": plan.mode, "fallback": fallback, "notes": plan.notes,
                               "pages": [], "segments": []}
     with ctx.store.transaction() as conn:
-        marks = ",".join("?" * len(batch))
-        still = {r[0] for r in conn.execute(
-            f"SELECT id FROM exchanges WHERE id IN ({marks}) AND segment_id IS NULL"
-            " AND tier = 'mid'", [p["id"] for p in batch])}
+        still = segments.still_pending(conn, user_id, [p["id"] for p in batch])
         prev_id = previous["id"] if previous is not None and plan.continues else None
         if prev_id is not None and batch[0]["id"] in still:
-            conn.execute("UPDATE exchanges SET next_id = ? WHERE id = ?", (batch[0]["id"], prev_id))
+            segments.set_next_page(conn, user_id, prev_id, batch[0]["id"])
         chain = [p for p in batch if p["id"] in still]
         topic_of = {batch[i]["id"]: n for n, t in enumerate(plan.topics) for i in t.pages}
         for i, page in enumerate(chain):
@@ -273,47 +260,26 @@ def _file_plan(
                 prev_id = None  # a topic split ends the dialogue chain
             if nxt is not None and topic_of.get(nxt) != topic_of.get(page["id"]):
                 nxt = None
-            conn.execute(
-                "UPDATE exchanges SET prev_id = ?, next_id = ?, overview = ?, keywords = ?"
-                " WHERE id = ?",
-                (prev_id, nxt, plan.overview,
-                 json.dumps(keywords(page["user_text"] + " " + page["assistant_text"], 8)),
-                 page["id"]),
-            )
+            segments.link_page(conn, user_id, page["id"], prev_id, nxt, plan.overview,
+                               keywords(page["user_text"] + " " + page["assistant_text"], 8))
             prev_id = page["id"]
         for topic, seg, summary, kws, vec, score in targets:
             owned = [batch[i]["id"] for i in topic.pages if batch[i]["id"] in still]
             if not owned:
                 continue
             if seg is None:
-                seg_id = int(conn.execute(
-                    "INSERT INTO segments (user_id, summary, keywords, l_interaction, last_visit,"
-                    " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (user_id, summary, json.dumps(kws), len(owned), now, now, now),
-                ).lastrowid or 0)
+                seg_id = segments.create_segment(conn, user_id, summary, kws, len(owned), now)
             else:
                 seg_id = int(seg["id"])
-                conn.execute(
-                    "UPDATE segments SET summary = ?, keywords = ?, l_interaction = l_interaction"
-                    " + ?, last_visit = ?, updated_at = ? WHERE id = ?",
-                    (summary, json.dumps(kws), len(owned), now, now, seg_id),
-                )
+                segments.grow_segment(conn, user_id, seg_id, summary, kws, len(owned), now)
             ctx.store.put_vector(conn, user_id, "segment", seg_id, vec)
-            om = ",".join("?" * len(owned))
-            conn.execute(f"UPDATE exchanges SET segment_id = ? WHERE id IN ({om})",
-                         (seg_id, *owned))
+            segments.assign_pages(conn, user_id, seg_id, owned)
             report["pages"].extend(owned)
             report["segments"].append({"id": seg_id, "joined": seg is not None,
                                        "score": round(score, 4), "pages": owned,
                                        "summary": summary})
         if chain:
-            conn.execute(
-                "INSERT INTO user_state (user_id, overview, last_page_id, updated_at)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET overview ="
-                " excluded.overview, last_page_id = excluded.last_page_id,"
-                " updated_at = excluded.updated_at",
-                (user_id, plan.overview, chain[-1]["id"], now),
-            )
+            persona_rows.save_overview(conn, user_id, plan.overview, chain[-1]["id"], now)
             ctx.store.log_event(conn, user_id, "consolidation", report)
         report["evicted"] = evict_overflow(ctx, conn, user_id, now)
     return report

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-import sqlite3
 from typing import Any
 
 from .config import EngineConfig
+from .storage import segments
+from .storage.db import Connection
 
 
 def heat_terms(segment: dict[str, Any], config: EngineConfig, now: float) -> dict[str, float]:
@@ -23,10 +24,7 @@ def heat_terms(segment: dict[str, Any], config: EngineConfig, now: float) -> dic
 
 
 def record_visits(
-    conn: sqlite3.Connection, user_id: str, segment_ids: list[int], now: float
+    conn: Connection, user_id: str, segment_ids: list[int], now: float
 ) -> None:
     """Count one visit (N_visit + 1, recency reset) for segments an answer used."""
-    if segment_ids:
-        marks = ",".join("?" * len(segment_ids))
-        conn.execute(f"UPDATE segments SET n_visit = n_visit + 1, last_visit = ? WHERE id IN"
-                     f" ({marks}) AND user_id = ?", (now, *segment_ids, user_id))
+    segments.count_visits(conn, user_id, segment_ids, now)
