@@ -7,15 +7,15 @@ from dataclasses import dataclass
 
 from .config import EngineConfig
 from .llm.base import ChatModel, Completion, Embedder
-from .storage import FaissVectorIndex, SQLiteStore
+from .storage import BaseStore, VectorIndex
 
 
 @dataclass
 class Context:
     """The engine's services, handed to each tier module."""
 
-    store: SQLiteStore
-    index: FaissVectorIndex
+    store: BaseStore
+    index: VectorIndex
     embedder: Embedder
     config: EngineConfig
     chat_model: Callable[[], ChatModel]

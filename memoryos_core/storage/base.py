@@ -1,0 +1,127 @@
+"""Store methods written once for both backends (portable SQL with `?` marks)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+
+def row_dict(row: Any) -> dict[str, Any]:
+    """A result row as a plain dict."""
+    return {k: row[k] for k in row.keys()}
+
+
+class BaseStore:
+    """Reads, the event log and usage counters; backends add connections and vectors."""
+
+    dialect = "sqlite"
+
+    def connect(self) -> Any:
+        """This thread's connection."""
+        raise NotImplementedError
+
+    def transaction(self, user_id: str | None = None, lock: str | None = None,
+                    ) -> AbstractContextManager[Any]:
+        """A write transaction: committed on success, rolled back on error."""
+        raise NotImplementedError
+
+    def schema_version(self) -> int:
+        """Highest applied migration number."""
+        row = self.connect().execute("SELECT max(version) FROM schema_migrations").fetchone()
+        return int(row[0] or 0)
+
+    # -- generic reads ----------------------------------------------------------------------
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Rows of a read query as dicts."""
+        return [row_dict(r) for r in self.connect().execute(sql, params).fetchall()]
+
+    def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        """First row of a read query as a dict, or None."""
+        row = self.connect().execute(sql, params).fetchone()
+        return row_dict(row) if row is not None else None
+
+    def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """First column of the first row."""
+        row = self.connect().execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
+        """Rows of a read query, one at a time."""
+        yield from self.connect().execute(sql, params)
+
+    # -- vectors ----------------------------------------------------------------------------
+
+    @staticmethod
+    def put_vector(conn: Any, user_id: str, kind: str, item_id: int, vec: Any) -> None:
+        """Store (or replace) one vector inside the caller's transaction."""
+        raise NotImplementedError
+
+    def vectors_since(self, user_id: str, kind: str, after_seq: int) -> tuple[Any, Any, int]:
+        """(item ids, vectors, highest seq) stored after `after_seq` for one namespace."""
+        raise NotImplementedError
+
+    def get_vectors(self, kind: str, item_ids: Sequence[int]) -> dict[int, Any]:
+        """Stored vectors of some items."""
+        raise NotImplementedError
+
+    def vector_epoch(self, user_id: str, kind: str) -> int:
+        """How many deletions this (user, kind) index has seen."""
+        value = self.scalar(
+            "SELECT epoch FROM vector_epochs WHERE user_id = ? AND kind = ?", (user_id, kind)
+        )
+        return int(value or 0)
+
+    def max_vector_seq(self, user_id: str, kind: str) -> int:
+        """Highest vector seq of a namespace (0 when empty)."""
+        value = self.scalar(
+            "SELECT max(seq) FROM vectors WHERE user_id = ? AND kind = ?", (user_id, kind)
+        )
+        return int(value or 0)
+
+    # -- events, usage ------------------------------------------------------------------------
+
+    @staticmethod
+    def log_event(conn: Any, user_id: str, kind: str, detail: dict[str, Any]) -> None:
+        """Append to the user's event log inside the caller's transaction."""
+        conn.execute(
+            "INSERT INTO events (user_id, ts, kind, detail) VALUES (?, ?, ?, ?)",
+            (user_id, time.time(), kind, json.dumps(detail, ensure_ascii=False)),
+        )
+
+    def events(self, user_id: str, limit: int = 200) -> list[dict[str, Any]]:
+        """The user's newest events first."""
+        rows = self.query(
+            "SELECT id, ts, kind, detail FROM events WHERE user_id = ? ORDER BY id DESC LIMIT ?",
+            (user_id, limit),
+        )
+        for row in rows:
+            row["detail"] = json.loads(row["detail"])
+        return rows
+
+    def add_usage(
+        self, user_id: str, purpose: str, prompt_tokens: int, completion_tokens: int,
+        fallback: bool = False,
+    ) -> None:
+        """Count one chat-model call for the cost report."""
+        with self.transaction(user_id) as conn:
+            conn.execute(
+                "INSERT INTO usage (user_id, purpose, calls, prompt_tokens, completion_tokens,"
+                " fallbacks) VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT(user_id, purpose) DO UPDATE SET"
+                " calls = usage.calls + 1,"
+                " prompt_tokens = usage.prompt_tokens + excluded.prompt_tokens,"
+                " completion_tokens = usage.completion_tokens + excluded.completion_tokens,"
+                " fallbacks = usage.fallbacks + excluded.fallbacks",
+                (user_id, purpose, prompt_tokens, completion_tokens, int(fallback)),
+            )
+
+    def usage(self, user_id: str) -> dict[str, dict[str, int]]:
+        """Calls and tokens per purpose for one user."""
+        return {
+            r["purpose"]: {k: int(r[k]) for k in ("calls", "prompt_tokens", "completion_tokens",
+                                                  "fallbacks")}
+            for r in self.query("SELECT * FROM usage WHERE user_id = ?", (user_id,))
+        }

@@ -1,0 +1,146 @@
+"""Job rows (a durable queue any worker process of any host claims from) and kept uploads."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from .base import BaseStore, row_dict
+from .db import dialect
+
+RESULT_FIELDS = ("result",)
+
+
+def _decode(row: dict[str, Any]) -> dict[str, Any]:
+    row["result"] = json.loads(row["result"]) if row.get("result") else None
+    row.pop("payload", None)  # the work order is the worker's business, not the viewer's
+    return row
+
+
+def insert_job(conn: Any, job_id: str, user_id: str, kind: str, payload: dict[str, Any]) -> None:
+    """A new queued job."""
+    now = time.time()
+    conn.execute("INSERT INTO jobs (id, user_id, kind, status, created_at, updated_at, payload)"
+                 " VALUES (?, ?, ?, 'queued', ?, ?, ?)",
+                 (job_id, user_id, kind, now, now, json.dumps(payload, ensure_ascii=False)))
+
+
+def queued_job(conn: Any, user_id: str, kind: str) -> str | None:
+    """Id of this user's queued job of a kind, if one waits."""
+    row = conn.execute("SELECT id FROM jobs WHERE user_id = ? AND kind = ? AND status = 'queued'"
+                       " ORDER BY created_at LIMIT 1", (user_id, kind)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def claim_next(store: BaseStore, kinds: list[str], worker: str, stale_before: float,
+               ) -> dict[str, Any] | None:
+    """Take the oldest queued job (or a running one whose worker went silent) of these kinds.
+
+    One job of a kind runs per user at a time. PostgreSQL skips rows other workers hold
+    (FOR UPDATE SKIP LOCKED); SQLite's immediate transaction admits one claimer at a time.
+    """
+    if not kinds:
+        return None
+    marks = ",".join("?" * len(kinds))
+    lock = " FOR UPDATE SKIP LOCKED" if store.dialect == "postgresql" else ""
+    now = time.time()
+    with store.transaction(lock="job-queue") as conn:
+        row = conn.execute(
+            f"SELECT id FROM jobs AS j WHERE kind IN ({marks}) AND (status = 'queued' OR"
+            f" (status = 'running' AND coalesce(heartbeat_at, updated_at) < ?))"
+            f" AND NOT EXISTS (SELECT 1 FROM jobs AS o WHERE o.user_id = j.user_id"
+            f" AND o.kind = j.kind AND o.id <> j.id AND o.status = 'running'"
+            f" AND coalesce(o.heartbeat_at, o.updated_at) >= ?)"
+            f" ORDER BY created_at LIMIT 1{lock}",
+            (*kinds, stale_before, stale_before)).fetchone()
+        if row is None:
+            return None
+        claimed = conn.execute(
+            "UPDATE jobs SET status = 'running', worker = ?, heartbeat_at = ?, updated_at = ?,"
+            " attempts = attempts + 1 WHERE id = ? RETURNING *",
+            (worker, now, now, row[0])).fetchone()
+    job = row_dict(claimed)
+    job["payload"] = json.loads(job["payload"] or "{}")
+    return job
+
+
+def heartbeat(store: BaseStore, job_id: str, worker: str) -> bool:
+    """Tell others this worker still runs the job; False when another worker took it over."""
+    with store.transaction() as conn:
+        cur = conn.execute("UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND worker = ?"
+                           " AND status = 'running'", (time.time(), job_id, worker))
+        return bool(cur.rowcount)
+
+
+def set_progress(store: BaseStore, job_id: str, done: int, total: int, phase: str) -> None:
+    """Record progress of a running job."""
+    now = time.time()
+    with store.transaction() as conn:
+        conn.execute("UPDATE jobs SET status = 'running', done = ?, total = ?, phase = ?,"
+                     " updated_at = ?, heartbeat_at = ? WHERE id = ?",
+                     (done, total, phase, now, now, job_id))
+
+
+def finish_job(store: BaseStore, job_id: str, result: Any) -> None:
+    """Mark a job done with its JSON-serialisable result."""
+    with store.transaction() as conn:
+        conn.execute("UPDATE jobs SET status = 'done', result = ?, phase = 'done', updated_at = ?"
+                     " WHERE id = ?",
+                     (json.dumps(result, ensure_ascii=False, default=str), time.time(), job_id))
+
+
+def fail_job(store: BaseStore, job_id: str, error: str) -> None:
+    """Mark a job failed with a message for the user."""
+    with store.transaction() as conn:
+        conn.execute("UPDATE jobs SET status = 'failed', error = ?, updated_at = ? WHERE id = ?",
+                     (error, time.time(), job_id))
+
+
+def get_job(store: BaseStore, user_id: str, job_id: str) -> dict[str, Any] | None:
+    """One job of this user, or None."""
+    row = store.query_one("SELECT * FROM jobs WHERE id = ? AND user_id = ?", (job_id, user_id))
+    return None if row is None else _decode(row)
+
+
+def latest_jobs(store: BaseStore, user_id: str, kind: str | None, limit: int,
+                ) -> list[dict[str, Any]]:
+    """The user's newest jobs, optionally of one kind."""
+    if kind is None:
+        rows = store.query("SELECT * FROM jobs WHERE user_id = ? ORDER BY created_at DESC"
+                           " LIMIT ?", (user_id, limit))
+    else:
+        rows = store.query("SELECT * FROM jobs WHERE user_id = ? AND kind = ?"
+                           " ORDER BY created_at DESC LIMIT ?", (user_id, kind, limit))
+    return [_decode(r) for r in rows]
+
+
+# -- uploads kept between a preview and its run -------------------------------------------------
+
+def put_upload(store: BaseStore, token: str, user_id: str, kind: str, data: bytes,
+               keep: int) -> None:
+    """Keep an upload under a token; only the user's newest `keep` of a kind stay."""
+    with store.transaction(user_id) as conn:
+        conn.execute("INSERT INTO uploads (token, user_id, kind, created_at, data)"
+                     " VALUES (?, ?, ?, ?, ?)", (token, user_id, kind, time.time(), data))
+        old = [r[0] for r in conn.execute(
+            "SELECT token FROM uploads WHERE user_id = ? AND kind = ?"
+            " ORDER BY created_at DESC, token LIMIT -1 OFFSET ?"
+            if dialect(conn) == "sqlite" else
+            "SELECT token FROM uploads WHERE user_id = ? AND kind = ?"
+            " ORDER BY created_at DESC, token OFFSET ?", (user_id, kind, keep)).fetchall()]
+        for token_old in old:
+            conn.execute("DELETE FROM uploads WHERE token = ?", (token_old,))
+
+
+def get_upload(store: BaseStore, token: str, user_id: str, kind: str) -> bytes | None:
+    """The kept upload of this user under the token, or None."""
+    value = store.scalar("SELECT data FROM uploads WHERE token = ? AND user_id = ? AND kind = ?",
+                         (token, user_id, kind))
+    return None if value is None else bytes(value)
+
+
+def drop_upload(store: BaseStore, token: str, user_id: str) -> None:
+    """Forget a kept upload."""
+    with store.transaction(user_id) as conn:
+        conn.execute("DELETE FROM uploads WHERE token = ? AND user_id = ?", (token, user_id))

@@ -1,0 +1,81 @@
+"""Nearest-neighbour search inside PostgreSQL with pgvector (an HNSW index per dimension)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from .postgres import PostgresStore, as_array
+
+
+class PgVectorIndex:
+    """The VectorIndex of the shared store: every process searches the same database rows."""
+
+    def __init__(self, store: PostgresStore, ef_search: int = 100) -> None:
+        self.store = store
+        self.ef_search = ef_search
+        self._indexed: set[int] = set()
+        self._lock = threading.Lock()
+
+    def _ensure_index(self, dim: int) -> None:
+        """An HNSW index over vectors of this dimension (made once per database)."""
+        if dim in self._indexed:
+            return
+        with self._lock:
+            name = f"ix_vectors_hnsw_{dim}"
+            conn = self.store.connect()
+            exists = conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = ?",
+                                  (name,)).fetchone()
+            if not exists:
+                with self.store.transaction() as tx:
+                    tx.execute(f"CREATE INDEX IF NOT EXISTS {name} ON vectors USING hnsw"
+                               f" ((vec::vector({dim})) vector_ip_ops)")
+            self._indexed.add(dim)
+
+    def search(
+        self, user_id: str, kind: str, query: np.ndarray, k: int,
+        among: Sequence[int] | None = None,
+    ) -> list[tuple[int, float]]:
+        """(item id, inner product) pairs, best first, optionally among some ids only."""
+        if k <= 0:
+            return []
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        dim = int(q.shape[0])
+        conn = self.store.connect()
+        if among is not None:
+            ids = [int(i) for i in among]
+            if not ids:
+                return []
+            rows = conn.execute(
+                f"SELECT item_id, (vec::vector({dim}) <#> ?::vector({dim})) * -1 FROM vectors"
+                f" WHERE user_id = ? AND kind = ? AND item_id = ANY(?)"
+                f" ORDER BY 2 DESC LIMIT ?", (q, user_id, kind, ids, k)).fetchall()
+            return [(int(r[0]), float(r[1])) for r in rows]
+        self._ensure_index(dim)
+        if not conn.in_transaction:
+            conn.execute("SET hnsw.iterative_scan = 'relaxed_order'")
+            conn.execute(f"SET hnsw.ef_search = {max(int(self.ef_search), k)}")
+        rows = conn.execute(
+            f"SELECT item_id, (vec::vector({dim}) <#> ?::vector({dim})) * -1 AS score"
+            f" FROM vectors WHERE user_id = ? AND kind = ?"
+            f" ORDER BY vec::vector({dim}) <#> ?::vector({dim}) LIMIT ?",
+            (q, user_id, kind, q, k)).fetchall()
+        hits = [(int(r[0]), float(r[1])) for r in rows]
+        return sorted(hits, key=lambda h: -h[1])  # relaxed order: re-sort the few hits
+
+    def vectors_of(self, user_id: str, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """Stored vectors of some items of this user."""
+        rows = self.store.connect().execute(
+            "SELECT item_id, vec FROM vectors WHERE user_id = ? AND kind = ? AND item_id = ANY(?)",
+            (user_id, kind, [int(i) for i in item_ids])).fetchall()
+        return {int(r[0]): as_array(r[1]) for r in rows}
+
+    def size(self, user_id: str, kind: str) -> int:
+        """Vectors in the namespace."""
+        return int(self.store.scalar("SELECT count(*) FROM vectors WHERE user_id = ? AND kind = ?",
+                                     (user_id, kind)) or 0)
+
+    def forget(self, user_id: str) -> None:
+        """Nothing is cached per user: the database is the index."""

@@ -1,0 +1,199 @@
+"""The shared store: PostgreSQL + pgvector, one database for every user, host and worker."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from .base import BaseStore
+from .db import lock_key, to_pyformat
+from .pg_schema import PG_MIGRATIONS
+
+try:  # the PostgreSQL backend is an optional extra
+    import psycopg
+    from pgvector.psycopg import register_vector
+    from psycopg.pq import TransactionStatus
+except ImportError:  # pragma: no cover - reported when a URL is used without the extra
+    psycopg = None  # type: ignore[assignment]
+
+
+_EXTENSION_LOCK = threading.Lock()
+
+
+class PgRow(tuple):  # type: ignore[type-arg]
+    """A row readable by position and by column name, like sqlite3.Row."""
+
+    names: dict[str, int]
+
+    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self.names[key])
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        """Column names in order."""
+        return list(self.names)
+
+
+def _row_factory(cursor: Any) -> Any:
+    names = {d.name: i for i, d in enumerate(cursor.description or [])}
+
+    def make(values: Sequence[Any]) -> PgRow:
+        row = PgRow(values)
+        row.names = names
+        return row
+
+    return make
+
+
+class PgConnection:
+    """A psycopg connection that speaks sqlite3's `execute(sql, params)` with `?` marks."""
+
+    dialect = "postgresql"
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run one statement; returns its cursor (rows readable by index and name)."""
+        cur = self.raw.cursor(row_factory=_row_factory)
+        cur.execute(to_pyformat(sql), tuple(params), prepare=False)
+        return cur
+
+    @property
+    def in_transaction(self) -> bool:
+        """True inside BEGIN ... COMMIT."""
+        return bool(self.raw.info.transaction_status != TransactionStatus.IDLE)
+
+    def close(self) -> None:
+        """Close the underlying connection."""
+        self.raw.close()
+
+
+class PostgresStore(BaseStore):
+    """Records of every user in one PostgreSQL database; one connection per thread."""
+
+    dialect = "postgresql"
+
+    def __init__(self, url: str) -> None:
+        if psycopg is None:
+            raise RuntimeError("a PostgreSQL URL needs the 'postgres' extra:"
+                               " pip install 'memoryos-playground[postgres]'")
+        self.url = url
+        self._local = threading.local()
+        self._migrate()
+
+    def connect(self) -> PgConnection:
+        """This thread's connection (opened on first use, reopened after a broken one)."""
+        conn: PgConnection | None = getattr(self._local, "conn", None)
+        if conn is None or conn.raw.closed or conn.raw.broken:
+            raw = psycopg.connect(self.url, autocommit=True)
+            conn = PgConnection(raw)
+            if not _has_vector(conn):  # the first process on a new database enables pgvector
+                with _EXTENSION_LOCK:
+                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            register_vector(raw)
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self, user_id: str | None = None, lock: str | None = None,
+                    ) -> Iterator[PgConnection]:
+        """A write transaction under the user's advisory lock (the store's, without a user).
+
+        `lock` names another resource to serialise on instead of a user (e.g. the job queue).
+        """
+        conn = self.connect()
+        if conn.in_transaction:  # nested use joins the outer transaction
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            self.lock_user(conn, user_id, lock)
+            yield conn
+        except BaseException:
+            if not conn.raw.closed:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    @staticmethod
+    def lock_user(conn: Any, user_id: str | None, lock: str | None = None) -> None:
+        """Serialise writers of one user across processes and hosts, until the commit.
+
+        A store-wide writer (no user) takes the store key exclusively; user writers share it.
+        """
+        store_key = lock_key("memoryos-store")
+        if user_id is None and lock is None:
+            conn.execute("SELECT pg_advisory_xact_lock(?)", (store_key,))
+            return
+        key = lock_key("memoryos-user", user_id) if lock is None else lock_key("memoryos", lock)
+        conn.execute("SELECT pg_advisory_xact_lock_shared(?)", (store_key,))
+        conn.execute("SELECT pg_advisory_xact_lock(?)", (key,))
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def _migrate(self) -> None:
+        with self.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(?)", (lock_key("memoryos-migrate"),))
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations"
+                         " (version INTEGER PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)")
+            done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
+            for number, script in enumerate(PG_MIGRATIONS, start=1):
+                if number in done:
+                    continue
+                conn.raw.execute(script)
+                conn.execute("INSERT INTO schema_migrations VALUES (?, extract(epoch from now()))",
+                             (number,))
+
+    # -- vectors ----------------------------------------------------------------------------
+
+    @staticmethod
+    def put_vector(conn: Any, user_id: str, kind: str, item_id: int, vec: np.ndarray) -> None:
+        """Store (or replace) one vector inside the caller's transaction."""
+        conn.execute(
+            "INSERT INTO vectors (user_id, kind, item_id, vec) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (kind, item_id) DO UPDATE SET user_id = excluded.user_id,"
+            " vec = excluded.vec, seq = nextval('vectors_seq_seq')",
+            (user_id, kind, item_id, np.asarray(vec, dtype=np.float32)),
+        )
+
+    def vectors_since(
+        self, user_id: str, kind: str, after_seq: int
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """(item ids, vectors, highest seq) stored after `after_seq` for one namespace."""
+        rows = self.connect().execute(
+            "SELECT seq, item_id, vec FROM vectors WHERE user_id = ? AND kind = ? AND seq > ?"
+            " ORDER BY seq", (user_id, kind, after_seq)).fetchall()
+        if not rows:
+            return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32), after_seq
+        ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+        vecs = np.vstack([as_array(r[2]) for r in rows])
+        return ids, vecs, int(rows[-1][0])
+
+    def get_vectors(self, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """Stored vectors of some items."""
+        rows = self.connect().execute(
+            "SELECT item_id, vec FROM vectors WHERE kind = ? AND item_id = ANY(?)",
+            (kind, [int(i) for i in item_ids])).fetchall()
+        return {int(r[0]): as_array(r[1]) for r in rows}
+
+
+def as_array(value: Any) -> np.ndarray:
+    """A pgvector value (Vector or array) as float32 numpy."""
+    if hasattr(value, "to_numpy"):
+        value = value.to_numpy()
+    return np.asarray(value, dtype=np.float32)
+
+
+def _has_vector(conn: PgConnection) -> bool:
+    return conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is not None
