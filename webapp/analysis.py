@@ -10,10 +10,19 @@ from flask_login import current_user, login_required
 from .forms import EmptyForm
 from .jobs import get as get_job
 from .jobs import latest
-from .models import user_chat_model
+from .models import engine_user_model, user_chat_model
 from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("analysis", __name__)
+
+
+@bp.record_once
+def _register(state: Any) -> None:
+    """Forced analysis is a stored job: any worker of any host runs it (again, after a crash)."""
+    app = state.app
+    eng = app.extensions["memoryos"]
+    eng.jobs.register("analysis", lambda user_id, payload, progress: eng.force_analysis(
+        user_id, model=engine_user_model(app, user_id), progress=progress))
 
 
 @bp.get("/analysis.json")
@@ -29,10 +38,9 @@ def index() -> Any:
 @bp.post("/analysis/run")
 @login_required
 def run() -> Any:
-    user_id, eng, model = uid(), engine(), user_chat_model(current_user)
-    job_id = eng.jobs.start(user_id, "analysis",
-                            lambda progress: eng.force_analysis(user_id, model=model,
-                                                                progress=progress))
+    user_id, eng = uid(), engine()
+    user_chat_model(current_user)  # a disallowed endpoint fails here, before a job
+    job_id = eng.jobs.submit(user_id, "analysis", coalesce=True)
     job = get_job(job_id)
     if wants_json():
         return page("_job.html", job=job)

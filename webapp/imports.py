@@ -2,65 +2,60 @@
 
 from __future__ import annotations
 
+import base64
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, url_for
 from flask_login import current_user, login_required
 
 from memoryos_core import InvalidInput
+from memoryos_core.storage import jobs_rows
 
 from .forms import ImportForm, RunImportForm
 from .jobs import get as get_job
 from .jobs import latest
-from .models import user_chat_model
+from .models import engine_user_model, user_chat_model
 from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("imports", __name__)
 PREVIEWS_KEPT = 3  # previews (uploads awaiting "Import") kept per user
+UPLOAD_KIND = "dialogue"
 
 
-def _uploads() -> Path:
-    folder = Path(current_app.config["DATA_DIR"]) / "uploads"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def _upload_path(token: str) -> Path:
-    return _uploads() / f"{uid()}-{token}.bin"
-
-
-def _sweep_uploads(keep_mine: int = PREVIEWS_KEPT) -> None:
-    """Delete previews past their time limit, and this user's beyond the newest few."""
-    limit = time.time() - float(current_app.config["UPLOAD_TTL_SECONDS"])
-    mine = []
-    for path in _uploads().glob("*.bin"):
-        try:
-            if path.stat().st_mtime < limit:
-                path.unlink(missing_ok=True)
-            elif path.name.startswith(f"{uid()}-"):
-                mine.append((path.stat().st_mtime, path))
-        except FileNotFoundError:  # swept by another request meanwhile
-            continue
-    for _, path in sorted(mine, key=lambda item: item[0])[:max(0, len(mine) - keep_mine)]:
-        path.unlink(missing_ok=True)
+def _keep_upload(token: str, data: bytes) -> None:
+    """Keep a previewed upload in the store (any host may run it); old previews go."""
+    store = engine().store
+    jobs_rows.sweep_uploads(store, time.time() - float(current_app.config["UPLOAD_TTL_SECONDS"]))
+    jobs_rows.put_upload(store, token, uid(), UPLOAD_KIND, data, PREVIEWS_KEPT)
 
 
 def _claim_upload(token: str) -> bytes:
-    """Take a previewed upload exactly once: the rename is atomic, so a second run fails."""
-    path = _upload_path(token)
-    claimed = path.with_name(f"{path.stem}.{uuid.uuid4().hex}.claimed")
-    try:
-        path.rename(claimed)
-    except FileNotFoundError:
-        raise InvalidInput("This preview has expired or was already imported; upload again."
-                           ) from None
-    try:
-        return claimed.read_bytes()
-    finally:
-        claimed.unlink(missing_ok=True)
+    """Take a previewed upload exactly once, so a second run fails."""
+    data = jobs_rows.take_upload(engine().store, token, uid(), UPLOAD_KIND)
+    if data is None:
+        raise InvalidInput("This preview has expired or was already imported; upload again.")
+    return data
+
+
+def run_import_job(app: Any, user_id: str, payload: dict[str, Any], progress: Any,
+                   ) -> dict[str, Any]:
+    """The stored import job: any worker of any host runs it (again, after a crash)."""
+    eng = app.extensions["memoryos"]
+    source = base64.b64decode(payload["source"])
+    report = eng.import_dialogue(user_id, source, progress=progress,
+                                 model=engine_user_model(app, user_id), **payload["options"])
+    report.pop("exchange_ids", None)
+    return dict(report)
+
+
+@bp.record_once
+def _register(state: Any) -> None:
+    app = state.app
+    app.extensions["memoryos"].jobs.register(
+        "import", lambda user_id, payload, progress: run_import_job(app, user_id, payload,
+                                                                    progress))
 
 
 def _form_error(form: Any) -> InvalidInput:
@@ -103,8 +98,7 @@ def preview() -> Any:
     source, options = _source(form), _options(form)
     result = engine().preview_import(uid(), source, **options)
     token = uuid.uuid4().hex
-    _sweep_uploads(PREVIEWS_KEPT - 1)
-    _upload_path(token).write_bytes(source)
+    _keep_upload(token, source)
     run_form = RunImportForm(formdata=None, token=token, format=options["fmt"],
                              speaker=options["speaker"] or "", select=options["select"] or "")
     data = {"preview": result, "token": token, "run_form": run_form}
@@ -129,15 +123,11 @@ def run() -> Any:
             raise _form_error(form)
         source = _source(form)
     options = _options(form)
-    user_id, eng, model = uid(), engine(), user_chat_model(current_user)
+    user_id, eng = uid(), engine()
+    user_chat_model(current_user)  # a disallowed endpoint fails here, before a job
     eng.preview_import(user_id, source, **options)  # malformed input fails here, before a job
-
-    def work(progress: Any) -> dict[str, Any]:
-        report = eng.import_dialogue(user_id, source, progress=progress, model=model, **options)
-        report.pop("exchange_ids", None)
-        return report
-
-    job_id = eng.jobs.start(user_id, "import", work)
+    job_id = eng.jobs.submit(user_id, "import", {
+        "source": base64.b64encode(source).decode("ascii"), "options": options})
     job = get_job(job_id)
     if wants_json():
         return page("_job.html", job=job)

@@ -12,6 +12,14 @@ from .rendering import engine, is_htmx, page, uid
 
 bp = Blueprint("jobs", __name__)
 
+
+@bp.record_once
+def _start_workers(state: Any) -> None:
+    """Every app process runs stored jobs (imports, analysis) in its own worker threads."""
+    count = int(state.app.config.get("JOB_WORKERS", 1))
+    if count > 0:
+        state.app.extensions["memoryos"].jobs.start_workers(count)
+
 ACTIVE = ("queued", "running")
 
 
@@ -21,10 +29,11 @@ def job_view(job: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     view = dict(job)
     stale = current_app.config["JOB_STALE_SECONDS"]
-    if view["status"] in ACTIVE and time.time() - float(view["updated_at"]) > stale:
+    seen = max(float(view["updated_at"]), float(view.get("heartbeat_at") or 0))
+    if view["status"] in ACTIVE and time.time() - seen > stale:
         view["status"] = "interrupted"
-        view["error"] = view.get("error") or ("The process running this job stopped before it"
-                                              " finished. Start it again.")
+        view["error"] = view.get("error") or ("No worker has run this job for a while; it"
+                                              " resumes when a server process is running.")
     view["active"] = view["status"] in ACTIVE
     total, done = view.get("total") or 0, view.get("done") or 0
     view["percent"] = 100 if view["status"] == "done" else (

@@ -44,20 +44,32 @@ def default_model_info() -> dict[str, Any]:
 
 def user_chat_model(user: Any) -> ChatModel | None:
     """The user's endpoint as a ChatModel (cached), or None for the app default."""
-    endpoint = current_app.extensions["memplay_users"].endpoint(user.id)
+    return account_chat_model(current_app._get_current_object(), user.id)  # type: ignore[attr-defined]
+
+
+def engine_user_model(app: Any, engine_user: str) -> ChatModel | None:
+    """The chat model of the account behind an engine user id ('u<n>'), for background jobs."""
+    if not (engine_user.startswith("u") and engine_user[1:].isdigit()):
+        return None
+    return account_chat_model(app, int(engine_user[1:]))
+
+
+def account_chat_model(app: Any, account_id: int) -> ChatModel | None:
+    """An account's endpoint as a ChatModel (cached per endpoint), or None for the default."""
+    endpoint = app.extensions["memplay_users"].endpoint(account_id)
     if not endpoint.configured:
         return None
-    check_endpoint_url(endpoint.base_url, current_app.config["ALLOW_PRIVATE_ENDPOINTS"])
+    check_endpoint_url(endpoint.base_url, app.config["ALLOW_PRIVATE_ENDPOINTS"])
     digest = hashlib.sha256("\0".join(
         (endpoint.base_url, endpoint.model, endpoint.api_key)).encode()).hexdigest()
-    cache: dict[tuple[int, str], ChatModel] = current_app.extensions["memplay_model_cache"]
-    key = (user.id, digest)
+    cache: dict[tuple[int, str], ChatModel] = app.extensions["memplay_model_cache"]
+    key = (account_id, digest)
     if key not in cache:
-        for old in [k for k in cache if k[0] == user.id]:
+        for old in [k for k in cache if k[0] == account_id]:
             del cache[old]
         cache[key] = OpenAIChatModel(
             endpoint.model, base_url=endpoint.base_url, api_key=endpoint.api_key or None,
-            context_window=int(current_app.config.get("CHAT_CONTEXT_WINDOW") or 8192))
+            context_window=int(app.config.get("CHAT_CONTEXT_WINDOW") or 8192))
     return cache[key]
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, url_for
@@ -15,6 +16,7 @@ from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from memoryos_core import InvalidInput
 from memoryos_core.reference_import import read_zip
+from memoryos_core.storage import jobs_rows
 
 from .jobs import get as get_job
 from .jobs import latest
@@ -38,10 +40,23 @@ class RunFolderForm(FlaskForm):
     assistant = StringField(validators=[Optional(), Length(max=200)])
 
 
-def _path(token: str) -> Path:
-    folder = Path(current_app.config["DATA_DIR"]) / "uploads"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder / f"{uid()}-{token}.zip"  # the user id is ours ('u<n>'), the token is hex
+UPLOAD_KIND = "reference-zip"
+
+
+def run_reference_job(app: Any, user_id: str, payload: dict[str, Any], progress: Any,
+                      ) -> dict[str, Any]:
+    """The stored reference-import job (the zip travels in the job row)."""
+    files = read_zip(base64.b64decode(payload["zip"]))
+    return dict(app.extensions["memoryos"].import_reference(user_id, files, progress=progress,
+                                                            **payload["choice"]))
+
+
+@bp.record_once
+def _register(state: Any) -> None:
+    app = state.app
+    app.extensions["memoryos"].jobs.register(
+        KIND, lambda user_id, payload, progress: run_reference_job(app, user_id, payload,
+                                                                   progress))
 
 
 def _check(form: FlaskForm) -> None:
@@ -76,7 +91,9 @@ def preview() -> Any:
     choice = _choice(form)
     result = engine().preview_reference(uid(), read_zip(data), **choice)
     token = uuid.uuid4().hex
-    _path(token).write_bytes(data)
+    store = engine().store
+    jobs_rows.sweep_uploads(store, time.time() - float(current_app.config["UPLOAD_TTL_SECONDS"]))
+    jobs_rows.put_upload(store, token, uid(), UPLOAD_KIND, data, keep=3)
     run_form = RunFolderForm(formdata=None, token=token, from_user=result["user"],
                              assistant=result["assistant"] or "")
     body = {"preview": result, "token": token, "run_form": run_form}
@@ -92,19 +109,15 @@ def run() -> Any:
     """Start the import job from a preview token; a malformed folder fails before any job."""
     form = RunFolderForm()
     _check(form)
-    path = _path(form.token.data)
-    if not path.exists():
+    data = jobs_rows.get_upload(engine().store, form.token.data, uid(), UPLOAD_KIND)
+    if data is None:
         raise InvalidInput("This preview has expired or was already imported; upload again.")
-    files, choice, user_id, eng = read_zip(path.read_bytes()), _choice(form), uid(), engine()
-    eng.preview_reference(user_id, files, **choice)
-
-    def work(progress: Any) -> dict[str, Any]:
-        try:
-            return eng.import_reference(user_id, files, progress=progress, **choice)
-        finally:
-            path.unlink(missing_ok=True)
-
-    job = get_job(eng.jobs.start(user_id, KIND, work))
+    files, choice, user_id, eng = read_zip(data), _choice(form), uid(), engine()
+    eng.preview_reference(user_id, files, **choice)  # a malformed folder fails before a job
+    if jobs_rows.take_upload(eng.store, form.token.data, user_id, UPLOAD_KIND) is None:
+        raise InvalidInput("This preview has expired or was already imported; upload again.")
+    job = get_job(eng.jobs.submit(user_id, KIND, {
+        "zip": base64.b64encode(data).decode("ascii"), "choice": choice}))
     if wants_json():
         return page("_job.html", job=job)
     if is_htmx():

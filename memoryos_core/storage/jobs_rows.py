@@ -18,12 +18,17 @@ def _decode(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def insert_job(conn: Any, job_id: str, user_id: str, kind: str, payload: dict[str, Any]) -> None:
-    """A new queued job."""
+EXTERNAL = "external"  # the worker name of a job its caller runs and reports itself
+
+
+def insert_job(conn: Any, job_id: str, user_id: str, kind: str, payload: dict[str, Any],
+               worker: str | None = None) -> None:
+    """A new queued job (with a worker named: a job no queue worker may claim)."""
     now = time.time()
-    conn.execute("INSERT INTO jobs (id, user_id, kind, status, created_at, updated_at, payload)"
-                 " VALUES (?, ?, ?, 'queued', ?, ?, ?)",
-                 (job_id, user_id, kind, now, now, json.dumps(payload, ensure_ascii=False)))
+    conn.execute("INSERT INTO jobs (id, user_id, kind, status, created_at, updated_at, payload,"
+                 " worker) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)",
+                 (job_id, user_id, kind, now, now, json.dumps(payload, ensure_ascii=False),
+                  worker))
 
 
 def queued_job(conn: Any, user_id: str, kind: str) -> str | None:
@@ -45,9 +50,15 @@ def claim_next(store: BaseStore, kinds: list[str], worker: str, stale_before: fl
     marks = ",".join("?" * len(kinds))
     lock = " FOR UPDATE SKIP LOCKED" if store.dialect == "postgresql" else ""
     now = time.time()
+    # An idle poll only reads: SQLite would otherwise take its one write lock every second.
+    if store.scalar(f"SELECT count(*) FROM jobs WHERE kind IN ({marks}) AND status IN"
+                    f" ('queued', 'running') AND coalesce(worker, '') <> '{EXTERNAL}'",
+                    kinds) == 0:
+        return None
     with store.transaction(lock="job-queue") as conn:
         row = conn.execute(
-            f"SELECT id FROM jobs AS j WHERE kind IN ({marks}) AND (status = 'queued' OR"
+            f"SELECT id FROM jobs AS j WHERE kind IN ({marks})"
+            f" AND coalesce(worker, '') <> '{EXTERNAL}' AND (status = 'queued' OR"
             f" (status = 'running' AND coalesce(heartbeat_at, updated_at) < ?))"
             f" AND NOT EXISTS (SELECT 1 FROM jobs AS o WHERE o.user_id = j.user_id"
             f" AND o.kind = j.kind AND o.id <> j.id AND o.status = 'running'"
@@ -85,15 +96,16 @@ def set_progress(store: BaseStore, job_id: str, done: int, total: int, phase: st
 def finish_job(store: BaseStore, job_id: str, result: Any) -> None:
     """Mark a job done with its JSON-serialisable result."""
     with store.transaction() as conn:
-        conn.execute("UPDATE jobs SET status = 'done', result = ?, phase = 'done', updated_at = ?"
-                     " WHERE id = ?",
+        conn.execute("UPDATE jobs SET status = 'done', result = ?, phase = 'done', updated_at = ?,"
+                     " payload = '{}' WHERE id = ?",
                      (json.dumps(result, ensure_ascii=False, default=str), time.time(), job_id))
 
 
 def fail_job(store: BaseStore, job_id: str, error: str) -> None:
     """Mark a job failed with a message for the user."""
     with store.transaction() as conn:
-        conn.execute("UPDATE jobs SET status = 'failed', error = ?, updated_at = ? WHERE id = ?",
+        conn.execute("UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, payload = '{}'"
+                     " WHERE id = ?",
                      (error, time.time(), job_id))
 
 
@@ -131,6 +143,20 @@ def put_upload(store: BaseStore, token: str, user_id: str, kind: str, data: byte
             " ORDER BY created_at DESC, token OFFSET ?", (user_id, kind, keep)).fetchall()]
         for token_old in old:
             conn.execute("DELETE FROM uploads WHERE token = ?", (token_old,))
+
+
+def take_upload(store: BaseStore, token: str, user_id: str, kind: str) -> bytes | None:
+    """Claim a kept upload exactly once (a second claim gets None)."""
+    with store.transaction(user_id) as conn:
+        row = conn.execute("DELETE FROM uploads WHERE token = ? AND user_id = ? AND kind = ?"
+                           " RETURNING data", (token, user_id, kind)).fetchone()
+    return None if row is None else bytes(row[0])
+
+
+def sweep_uploads(store: BaseStore, before: float) -> None:
+    """Forget uploads kept since before `before` (previews nobody ran)."""
+    with store.transaction(lock="uploads") as conn:
+        conn.execute("DELETE FROM uploads WHERE created_at < ?", (before,))
 
 
 def get_upload(store: BaseStore, token: str, user_id: str, kind: str) -> bytes | None:

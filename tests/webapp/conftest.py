@@ -13,16 +13,22 @@ ENGINE = {"consolidation": "extractive", "analysis": "extractive", "short_term_c
 
 
 @pytest.fixture
-def make_app(tmp_path, embedder, chat_model):
+def make_app(tmp_path, embedder, chat_model, database_url):
     """Build apps over one temporary data folder; keyword overrides go into the test config."""
+
+    apps = []
 
     def make(**overrides):
         config = {"DATA_DIR": str(tmp_path / "data"), "CHAT_MODEL": chat_model,
-                  "EMBEDDER": embedder, "ENGINE_SETTINGS": dict(ENGINE), "SECRET_KEY": "test"}
+                  "EMBEDDER": embedder, "ENGINE_SETTINGS": dict(ENGINE), "SECRET_KEY": "test",
+                  "DATABASE_URL": database_url}
         config.update(overrides)
-        return create_app(config)
+        apps.append(create_app(config))
+        return apps[-1]
 
-    return make
+    yield make
+    for made in apps:  # job workers stop with their test (the store goes away with it)
+        made.extensions["memoryos"].jobs.stop_workers()
 
 
 @pytest.fixture

@@ -166,21 +166,20 @@ def test_one_preview_token_runs_one_import_even_in_parallel(app, client, user, e
     assert engine.short_term_fill(user)["count"] == 2
 
 
-def test_preview_uploads_do_not_pile_up(app, client, user):
-    import os
-    from pathlib import Path
+def test_preview_uploads_do_not_pile_up(app, client, user, engine):
+    def kept(user_id):
+        return engine.store.scalar("SELECT count(*) FROM uploads WHERE user_id = ?", (user_id,))
 
-    uploads = Path(app.config["DATA_DIR"]) / "uploads"
     for _ in range(6):
         _preview_token(client)
-    assert len(list(uploads.glob("u1-*.bin"))) == 3
-    old = uploads / ("u9-" + "0" * 32 + ".bin")
-    old.write_bytes(b"User: stale\n")
-    os.utime(old, (0, 0))
+    assert kept(user) == 3  # the newest previews only, in the store (not on a host's disk)
+    with engine.store.transaction() as conn:  # another user's preview from long ago
+        conn.execute("INSERT INTO uploads (token, user_id, kind, created_at, data)"
+                     " VALUES (?, 'u9', 'dialogue', 0, ?)", ("0" * 32, b"User: stale\n"))
     token = _preview_token(client)
-    assert not old.exists()
+    assert kept("u9") == 0  # swept: past its time limit
     client.post("/import/run.json", data={"token": token})
-    assert len(list(uploads.iterdir())) == 2  # the run took its upload away
+    assert kept(user) == 2  # the run took its upload away
 
 
 def test_silent_stream_ends_with_an_error_event_and_stores_nothing(make_app, chat_model):
@@ -214,7 +213,8 @@ def test_unexpected_errors_never_show_their_text(client, user, engine, chat_mode
     def boom(progress):
         raise ValueError("secret-job-detail")
 
-    job_id = engine.jobs.start(user, "import", boom)
+    engine.jobs.register("boom", lambda user_id, payload, progress: boom(progress))
+    job_id = engine.jobs.submit(user, "boom")
     job = wait_job(engine, user, job_id)
     assert job["status"] == "failed" and "Something went wrong" in job["error"]
     assert "secret-job-detail" not in job["error"] and "ValueError" not in job["error"]

@@ -93,7 +93,8 @@ def test_import_stale_running_job_shows_interrupted(client, user, engine):
     job_id = engine.jobs.create(user, "import")
     engine.jobs.progress(job_id, 1, 10, "embedding")
     with engine.store.transaction() as conn:
-        conn.execute("UPDATE jobs SET updated_at = updated_at - 3600 WHERE id = ?", (job_id,))
+        conn.execute("UPDATE jobs SET updated_at = updated_at - 3600,"
+                     " heartbeat_at = heartbeat_at - 3600 WHERE id = ?", (job_id,))
     data = client.get(f"/jobs/{job_id}.json").json["job"]
     assert data["status"] == "interrupted" and data["active"] is False
     assert b"interrupted" in client.get("/import").data
