@@ -4,7 +4,6 @@ re-embedding every vector (live rows and stored versions) in one transaction."""
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +12,8 @@ import numpy as np
 from .errors import InvalidInput
 from .llm.base import Embedder
 from .llm.embedder import DEFAULT_MODEL
-from .storage import SQLiteStore
+from .storage import snapshots, vector_rows
+from .storage.base import BaseStore
 from .versions import _b64
 
 Progress = Callable[[int, int, str], None]
@@ -24,30 +24,23 @@ class EmbeddingModelMismatch(InvalidInput):
     """The store's vectors were made with another embedding model."""
 
 
-def recorded_model(store: SQLiteStore) -> dict[str, Any] | None:
+def recorded_model(store: BaseStore) -> dict[str, Any] | None:
     """{'name', 'dim'} recorded in the store, or None for a store that never recorded one."""
-    rows = {r["key"]: r["value"] for r in store.query(
-        "SELECT key, value FROM store_meta WHERE key IN ('embedding_model', 'embedding_dim')")}
+    rows = vector_rows.embedding_meta(store)
     if "embedding_model" not in rows:
         return None
     return {"name": rows["embedding_model"], "dim": int(rows.get("embedding_dim") or 0)}
 
 
-def _record(conn: Any, name: str, dim: int) -> None:
-    for key, value in (("embedding_model", name), ("embedding_dim", str(dim))):
-        conn.execute("INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key)"
-                     " DO UPDATE SET value = excluded.value", (key, value))
-
-
-def check_model(store: SQLiteStore, embedder: Embedder) -> None:
+def check_model(store: BaseStore, embedder: Embedder) -> None:
     """Record the model in a new store; refuse one whose vectors come from another model."""
     found = recorded_model(store)
     if found is None:
         with store.transaction() as conn:
-            has_vectors = conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
+            has_vectors = vector_rows.has_vectors(conn)
             # Stores older than the record were all made with the default MiniLM.
             name, dim = (DEFAULT_MODEL, 384) if has_vectors else (embedder.name, embedder.dim)
-            _record(conn, name, dim)
+            vector_rows.record_embedding_model(conn, name, dim)
         found = {"name": name, "dim": dim}
     if found["name"] != embedder.name or found["dim"] != embedder.dim:
         raise EmbeddingModelMismatch(
@@ -81,20 +74,19 @@ def _kws(value: Any) -> list[str]:
     return json.loads(value) if isinstance(value, str) else list(value or [])
 
 
-def reembed(store: SQLiteStore, embedder: Embedder,
+def reembed(store: BaseStore, embedder: Embedder,
             progress: Progress | None = None) -> dict[str, Any]:
     """Re-embed every page, segment and fact of every user, and every stored version."""
     live: list[tuple[str, str, int, str]] = []
-    for r in store.query("SELECT id, user_id, user_text, assistant_text FROM exchanges"):
+    for r in vector_rows.all_page_rows(store):
         live.append(("page", r["user_id"], r["id"],
                      f"User: {r['user_text']}\nAssistant: {r['assistant_text']}"))
-    for r in store.query("SELECT id, user_id, summary, keywords FROM segments"):
+    for r in vector_rows.all_segment_rows(store):
         live.append(("segment", r["user_id"], r["id"],
                      f"{r['summary']} {' '.join(_kws(r['keywords']))}"))
-    for r in store.query("SELECT id, user_id, text FROM facts"):
+    for r in vector_rows.all_fact_rows(store):
         live.append(("fact", r["user_id"], r["id"], r["text"]))
-    snaps = store.query("SELECT id, doc FROM snapshots")
-    docs = [(s["id"], json.loads(zlib.decompress(s["doc"]))) for s in snaps]
+    docs = snapshots.all_snapshot_documents(store)
     doc_items = [(sid, item) for sid, doc in docs for item in _doc_texts(doc)]
     total = len(live) + len(doc_items)
     done = [0]
@@ -107,9 +99,8 @@ def reembed(store: SQLiteStore, embedder: Embedder,
             store.put_vector(conn, user_id, kind, item_id, vec)
         for sid, doc in docs:
             doc["embedder"] = embedder.name
-            conn.execute("UPDATE snapshots SET doc = ? WHERE id = ?",
-                         (zlib.compress(json.dumps(doc, ensure_ascii=False).encode(), 6), sid))
-        _record(conn, embedder.name, embedder.dim)
+            snapshots.replace_snapshot_document(conn, sid, doc)
+        vector_rows.record_embedding_model(conn, embedder.name, embedder.dim)
     if progress:
         progress(total, total, "done")
     return {"model": embedder.name, "dim": embedder.dim, "vectors": len(live),

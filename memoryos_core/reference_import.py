@@ -23,6 +23,7 @@ from .admission import NewExchange, admit, check_exchange
 from .context import Context
 from .errors import ImportFormatError, InvalidInput
 from .mcp_tools import parse_ts
+from .storage import reference_rows, snapshots
 from .text import normalise
 
 Progress = Callable[[int, int, str], None]
@@ -235,10 +236,8 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
     """Import a planned folder in one transaction (after a snapshot); re-imports are skipped."""
     p = plan(ctx, files, ref_user, assistant)
     found = p.counts()
-    known = {r["content_key"] for r in ctx.store.query(
-        "SELECT content_key FROM exchanges WHERE user_id = ?", (user_id,))}
-    norms = {(r["kind"], r["norm"]) for r in ctx.store.query(
-        "SELECT kind, norm FROM facts WHERE user_id = ?", (user_id,))}
+    known = reference_rows.known_content_keys(ctx.store, user_id)
+    norms = reference_rows.known_fact_norms(ctx.store, user_id)
     skipped: list[dict[str, str]] = []
     for seg in p.segments:
         fresh = [pg for pg in seg["pages"] if pg["exchange"].key not in known]
@@ -270,44 +269,34 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
         links: list[tuple[int, Any, Any]] = []
         for seg, svec, pvecs in zip(segments, seg_vecs, page_vecs, strict=True):
             analysed = all(pg["analysed"] for pg in seg["pages"])
-            seg_id = int(conn.execute(
-                "INSERT INTO segments (user_id, summary, keywords, n_visit, l_interaction,"
-                " last_visit, created_at, updated_at, analysed_at) VALUES (?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?)", (user_id, seg["summary"], json.dumps(seg["keywords"]), seg["n_visit"],
-                           seg["l_interaction"], seg["last_visit"], seg["created_at"], now,
-                           now if analysed else None)).lastrowid or 0)
+            seg_id = reference_rows.insert_imported_segment(
+                conn, user_id, seg["summary"], seg["keywords"], seg["n_visit"],
+                seg["l_interaction"], seg["last_visit"], seg["created_at"], now,
+                now if analysed else None)
             ctx.store.put_vector(conn, user_id, "segment", seg_id, svec)
             for pg, vec in zip(seg["pages"], pvecs, strict=True):
                 ex: NewExchange = pg["exchange"]
-                page_id = int(conn.execute(
-                    "INSERT INTO exchanges (user_id, user_text, assistant_text, ts, admitted_at,"
-                    " tier, segment_id, overview, keywords, analysed, source, content_key,"
-                    " moved_at) VALUES (?, ?, ?, ?, ?, 'mid', ?, ?, ?, ?, ?, ?, ?)",
-                    (user_id, ex.user_text, ex.assistant_text, ex.ts, now, seg_id,
-                     pg["overview"], json.dumps(pg["keywords"]), int(pg["analysed"]), ex.source,
-                     ex.key, now)).lastrowid or 0)
+                page_id = reference_rows.insert_imported_page(
+                    conn, user_id, ex.user_text, ex.assistant_text, ex.ts, seg_id,
+                    pg["overview"], pg["keywords"], pg["analysed"], ex.source, ex.key, now)
                 ctx.store.put_vector(conn, user_id, "page", page_id, vec)
                 if isinstance(pg["ref"], str):
                     refs[pg["ref"]] = page_id
                 links.append((page_id, pg["prev"], pg["next"]))
         for page_id, prev, nxt in links:
-            conn.execute("UPDATE exchanges SET prev_id = ?, next_id = ? WHERE id = ?",
-                         (refs.get(prev) if isinstance(prev, str) else None,
-                          refs.get(nxt) if isinstance(nxt, str) else None, page_id))
+            snapshots.set_chain_links(conn, user_id, page_id,
+                                      refs.get(prev) if isinstance(prev, str) else None,
+                                      refs.get(nxt) if isinstance(nxt, str) else None)
         for ex, vec in zip(short, short_vecs, strict=True):
             admit(conn, ctx.store, ctx.config, user_id, ex, vec)
         for (kind, text, ts), vec in zip(facts, fact_vecs, strict=True):
-            fact_id = int(conn.execute(
-                "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, '[]', ?, ?)", (user_id, kind, text, normalise(text), ts,
-                                                      now)).lastrowid or 0)
+            fact_id = reference_rows.insert_imported_fact(conn, user_id, kind, text,
+                                                          normalise(text), ts, now)
             ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
-        note = p.profile and not conn.execute(
-            "SELECT 1 FROM notes WHERE user_id = ? AND text = ?", (user_id, p.profile)).fetchone()
+        note = bool(p.profile) and not reference_rows.has_note(conn, user_id, p.profile)
         if note:
-            conn.execute("INSERT INTO notes (user_id, kind, text, source, created_at) VALUES"
-                         " (?, 'reference_profile', ?, ?, ?)",
-                         (user_id, p.profile, f"users/{p.ref_user}", now))
+            snapshots.insert_note(conn, user_id, "reference_profile", p.profile,
+                                  f"users/{p.ref_user}", now)
         counts = {"short_term": len(short), "segments": len(segments),
                   "pages": sum(len(s["pages"]) for s in segments),
                   "user_facts": sum(1 for f in facts if f[0] == "user"),

@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import base64
 import json
-import sqlite3
 import time
-import zlib
 from typing import Any
 
 import numpy as np
 
 from .context import Context
 from .errors import ImportFormatError, NotFound
+from .storage import snapshots as rows
+from .storage.db import Connection
+from .storage.snapshots import EXCHANGE_COLUMNS, FACT_COLUMNS, PROFILE_COLUMNS, SEGMENT_COLUMNS
 
 EXPORT_FORMAT = "memoryos-export"
 EXPORT_VERSION = 1
-EXCHANGE_COLUMNS = ("id", "user_text", "assistant_text", "ts", "admitted_at", "tier",
-                    "segment_id", "prev_id", "next_id", "overview", "keywords", "analysed",
-                    "source", "content_key", "moved_at")
-SEGMENT_COLUMNS = ("id", "summary", "keywords", "n_visit", "l_interaction", "last_visit",
-                   "created_at", "updated_at", "analysed_at")
-FACT_COLUMNS = ("id", "kind", "text", "norm", "sources", "created_at", "updated_at")
-PROFILE_COLUMNS = ("dimension", "family", "level", "reason", "evidence", "updated_at")
 
 
 def _b64(vec: np.ndarray | None) -> str | None:
@@ -35,31 +29,18 @@ def _unb64(text: str) -> np.ndarray:
 
 def export_document(ctx: Context, user_id: str) -> dict[str, Any]:
     """The user's whole memory (rows, vectors, traces, chain state) as one JSON document."""
-    store = ctx.store
-    cols = ", ".join(EXCHANGE_COLUMNS)
-    exchanges = store.query(f"SELECT {cols} FROM exchanges WHERE user_id = ? ORDER BY id",
-                            (user_id,))
-    segments = store.query(f"SELECT {', '.join(SEGMENT_COLUMNS)} FROM segments WHERE"
-                           " user_id = ? ORDER BY id", (user_id,))
-    facts = store.query(f"SELECT {', '.join(FACT_COLUMNS)} FROM facts WHERE user_id = ?"
-                        " ORDER BY id", (user_id,))
-    for rows, kind in ((exchanges, "page"), (segments, "segment"), (facts, "fact")):
-        vecs = store.get_vectors(kind, [r["id"] for r in rows])
-        for row in rows:
+    memory = rows.memory_rows(ctx.store, user_id)
+    for kind, part in (("page", "exchanges"), ("segment", "segments"), ("fact", "facts")):
+        vecs = ctx.store.get_vectors(kind, [r["id"] for r in memory[part]])
+        for row in memory[part]:
             row["vector"] = _b64(vecs.get(row["id"]))
-    state = store.query_one("SELECT overview, last_page_id FROM user_state WHERE user_id = ?",
-                            (user_id,))
     return {
         "format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": time.time(),
         "user_id": user_id, "embedder": ctx.embedder.name,
-        "exchanges": exchanges, "segments": segments, "facts": facts,
-        "profile": store.query(f"SELECT {', '.join(PROFILE_COLUMNS)} FROM profile WHERE"
-                               " user_id = ? ORDER BY dimension", (user_id,)),
-        "user_state": state or {"overview": "", "last_page_id": None},
-        "traces": store.query("SELECT exchange_id, created_at, trace FROM traces WHERE"
-                              " user_id = ? ORDER BY exchange_id", (user_id,)),
-        "notes": store.query("SELECT kind, text, source, created_at FROM notes WHERE"
-                             " user_id = ? ORDER BY id", (user_id,)),
+        "exchanges": memory["exchanges"], "segments": memory["segments"],
+        "facts": memory["facts"], "profile": memory["profile"],
+        "user_state": memory["user_state"] or {"overview": "", "last_page_id": None},
+        "traces": memory["traces"], "notes": memory["notes"],
     }
 
 
@@ -84,16 +65,11 @@ def snapshot(ctx: Context, user_id: str, label: str) -> dict[str, Any]:
     """
     with ctx.store.transaction() as conn:
         doc = export_document(ctx, user_id)
-        blob = zlib.compress(json.dumps(doc, ensure_ascii=False).encode(), 6)
         sizes = counts(doc)
-        version = int(conn.execute("SELECT coalesce(max(version), 0) + 1 FROM snapshots WHERE"
-                                   " user_id = ?", (user_id,)).fetchone()[0])
+        version = rows.next_version(conn, user_id)
         now = time.time()
-        conn.execute("INSERT INTO snapshots (user_id, version, label, created_at, counts, doc)"
-                      " VALUES (?, ?, ?, ?, ?, ?)",
-                      (user_id, version, label[:200], now, json.dumps(sizes), blob))
-        conn.execute("DELETE FROM snapshots WHERE user_id = ? AND version <= ?",
-                     (user_id, version - max(1, ctx.config.version_retention)))
+        rows.insert_snapshot(conn, user_id, version, label[:200], now, sizes, doc)
+        rows.prune_snapshots(conn, user_id, version - max(1, ctx.config.version_retention))
         ctx.store.log_event(conn, user_id, "snapshot", {"version": version, "label": label})
     return {"version": version, "label": label, "created_at": now, "counts": sizes}
 
@@ -101,107 +77,69 @@ def snapshot(ctx: Context, user_id: str, label: str) -> dict[str, Any]:
 def list_versions(ctx: Context, user_id: str) -> list[dict[str, Any]]:
     """Versions newest first, without their documents."""
     return [{"version": r["version"], "label": r["label"], "created_at": r["created_at"],
-             "counts": json.loads(r["counts"])}
-            for r in ctx.store.query("SELECT version, label, created_at, counts FROM snapshots"
-                                     " WHERE user_id = ? ORDER BY version DESC", (user_id,))]
+             "counts": r["counts"]} for r in rows.snapshot_list(ctx.store, user_id)]
 
 
 def load_version(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
     """The stored document of one version."""
-    row = ctx.store.query_one("SELECT doc FROM snapshots WHERE user_id = ? AND version = ?",
-                              (user_id, int(version)))
-    if row is None:
+    doc = rows.snapshot_document(ctx.store, user_id, int(version))
+    if doc is None:
         raise NotFound(f"version {version} does not exist")
-    doc: dict[str, Any] = json.loads(zlib.decompress(row["doc"]))
     return doc
 
 
 def delete_version(ctx: Context, user_id: str, version: int) -> None:
     """Delete one version."""
     with ctx.store.transaction() as conn:
-        if conn.execute("DELETE FROM snapshots WHERE user_id = ? AND version = ?",
-                        (user_id, int(version))).rowcount == 0:
+        if not rows.delete_snapshot(conn, user_id, int(version)):
             raise NotFound(f"version {version} does not exist")
 
 
-def _wipe(conn: sqlite3.Connection, user_id: str) -> None:
-    """Delete every memory row of a user (triggers remove vectors and FTS entries)."""
-    conn.execute("DELETE FROM traces WHERE user_id = ?", (user_id,))
-    conn.execute("DELETE FROM exchanges WHERE user_id = ?", (user_id,))
-    conn.execute("DELETE FROM segments WHERE user_id = ?", (user_id,))
-    conn.execute("DELETE FROM facts WHERE user_id = ?", (user_id,))
-    conn.execute("DELETE FROM profile WHERE user_id = ?", (user_id,))
-    conn.execute("DELETE FROM user_state WHERE user_id = ?", (user_id,))
-    conn.execute("DELETE FROM notes WHERE user_id = ?", (user_id,))
-
-
 def load_document(
-    ctx: Context, conn: sqlite3.Connection, user_id: str, doc: dict[str, Any], keep_ids: bool
+    ctx: Context, conn: Connection, user_id: str, doc: dict[str, Any], keep_ids: bool
 ) -> None:
     """Write a memory document as the user's memory (ids kept, or remapped for another user)."""
-    seg_map: dict[int, int | None] = {}
+    seg_map: dict[int, int] = {}
     for seg in doc["segments"]:
-        values = [seg[c] for c in SEGMENT_COLUMNS[1:]]
-        if keep_ids:
-            conn.execute(f"INSERT INTO segments (id, user_id, {', '.join(SEGMENT_COLUMNS[1:])})"
-                         f" VALUES (?, ?{', ?' * len(values)})", (seg["id"], user_id, *values))
-            new_id = seg["id"]
-        else:
-            new_id = conn.execute(
-                f"INSERT INTO segments (user_id, {', '.join(SEGMENT_COLUMNS[1:])})"
-                f" VALUES (?{', ?' * len(values)})", (user_id, *values)).lastrowid
+        new_id = rows.insert_segment(conn, user_id, seg, keep_ids)
         seg_map[seg["id"]] = new_id
         if seg.get("vector"):
-            ctx.store.put_vector(conn, user_id, "segment", int(new_id or 0), _unb64(seg["vector"]))
-    ex_map: dict[Any, int | None] = {}
+            ctx.store.put_vector(conn, user_id, "segment", new_id, _unb64(seg["vector"]))
+    ex_map: dict[Any, int] = {}
     for ex in doc["exchanges"]:
         row = dict(ex, segment_id=seg_map.get(ex["segment_id"]) if ex["segment_id"] else None)
-        cols: tuple[str, ...] = EXCHANGE_COLUMNS if keep_ids else EXCHANGE_COLUMNS[1:]
-        values = [row[c] for c in cols]
-        new_id = conn.execute(f"INSERT INTO exchanges (user_id, {', '.join(cols)}) VALUES"
-                              f" (?{', ?' * len(values)})", (user_id, *values)).lastrowid
+        new_id = rows.insert_exchange(conn, user_id, row, keep_ids)
         ex_map[ex["id"]] = new_id
         if ex.get("vector"):
-            ctx.store.put_vector(conn, user_id, "page", int(new_id or 0), _unb64(ex["vector"]))
+            ctx.store.put_vector(conn, user_id, "page", new_id, _unb64(ex["vector"]))
     if not keep_ids:  # chain links point at the new ids
         for old, new in ex_map.items():
             src = next(e for e in doc["exchanges"] if e["id"] == old)
-            conn.execute("UPDATE exchanges SET prev_id = ?, next_id = ? WHERE id = ?",
-                         (ex_map.get(src["prev_id"]), ex_map.get(src["next_id"]), new))
+            rows.set_chain_links(conn, user_id, new, ex_map.get(src["prev_id"]),
+                                 ex_map.get(src["next_id"]))
     for fact in doc["facts"]:
         sources = (json.loads(fact["sources"]) if isinstance(fact["sources"], str)
                    else fact["sources"])
         sources = sources if keep_ids else [ex_map.get(s, s) for s in sources]
-        row = dict(fact, sources=json.dumps(sources))
-        fcols: tuple[str, ...] = FACT_COLUMNS if keep_ids else FACT_COLUMNS[1:]
-        new_id = conn.execute(f"INSERT INTO facts (user_id, {', '.join(fcols)}) VALUES"
-                              f" (?{', ?' * len(fcols)})",
-                              (user_id, *[row[c] for c in fcols])).lastrowid
+        fact_id = rows.insert_fact(conn, user_id, dict(fact, sources=json.dumps(sources)), keep_ids)
         if fact.get("vector"):
-            ctx.store.put_vector(conn, user_id, "fact", int(new_id or 0), _unb64(fact["vector"]))
+            ctx.store.put_vector(conn, user_id, "fact", fact_id, _unb64(fact["vector"]))
     for dim in doc["profile"]:
         evidence = (json.loads(dim["evidence"]) if isinstance(dim["evidence"], str)
                     else dim["evidence"])
         evidence = evidence if keep_ids else [ex_map.get(e, e) for e in evidence]
-        row = dict(dim, evidence=json.dumps(evidence))
-        conn.execute(f"INSERT INTO profile (user_id, {', '.join(PROFILE_COLUMNS)}) VALUES"
-                     f" (?{', ?' * len(PROFILE_COLUMNS)})",
-                     (user_id, *[row[c] for c in PROFILE_COLUMNS]))
+        rows.insert_profile_dimension(conn, user_id, dict(dim, evidence=json.dumps(evidence)))
     st = doc.get("user_state") or {}
     last = st.get("last_page_id")
-    conn.execute("INSERT INTO user_state (user_id, overview, last_page_id, updated_at)"
-                 " VALUES (?, ?, ?, ?)", (user_id, st.get("overview") or "",
-                                          last if keep_ids or last is None else ex_map.get(last),
-                                          time.time()))
+    rows.insert_user_state(conn, user_id, st.get("overview") or "",
+                           last if keep_ids or last is None else ex_map.get(last), time.time())
     for note in doc.get("notes", []):  # absent in documents older than notes
-        conn.execute("INSERT INTO notes (user_id, kind, text, source, created_at) VALUES"
-                     " (?, ?, ?, ?, ?)", (user_id, note["kind"], note["text"],
-                                          note.get("source", ""), note["created_at"]))
+        rows.insert_note(conn, user_id, note["kind"], note["text"], note.get("source", ""),
+                         note["created_at"])
     for tr in doc.get("traces", []):
         target = tr["exchange_id"] if keep_ids else ex_map.get(tr["exchange_id"])
         if target is not None:
-            conn.execute("INSERT INTO traces (exchange_id, user_id, created_at, trace)"
-                         " VALUES (?, ?, ?, ?)", (target, user_id, tr["created_at"], tr["trace"]))
+            rows.insert_trace(conn, user_id, target, tr["created_at"], tr["trace"])
 
 
 def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
@@ -209,7 +147,7 @@ def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
     doc = load_version(ctx, user_id, version)
     with ctx.store.transaction() as conn:  # snapshot and wipe: one transaction, no gap
         before = snapshot(ctx, user_id, f"before restore of version {version}")
-        _wipe(conn, user_id)
+        rows.wipe_memory(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=True)
         ctx.store.log_event(conn, user_id, "restore", {"version": version,
                                                        "saved_as": before["version"]})
@@ -220,7 +158,7 @@ def clear(ctx: Context, user_id: str) -> dict[str, Any]:
     """Snapshot "before clear", then empty the user's memory."""
     with ctx.store.transaction() as conn:  # snapshot and wipe: one transaction, no gap
         before = snapshot(ctx, user_id, "before clear")
-        _wipe(conn, user_id)
+        rows.wipe_memory(conn, user_id)
         ctx.store.log_event(conn, user_id, "clear", {"saved_as": before["version"]})
     return {"saved_as": before["version"], "counts": before["counts"]}
 
@@ -230,7 +168,7 @@ def replace_with_export(ctx: Context, user_id: str, doc: dict[str, Any]) -> dict
     check_export(doc)
     with ctx.store.transaction() as conn:
         before = snapshot(ctx, user_id, "before import of an export")
-        _wipe(conn, user_id)
+        rows.wipe_memory(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=False)
         ctx.store.log_event(conn, user_id, "import_export", {"saved_as": before["version"],
                                                             "counts": counts(doc)})

@@ -64,6 +64,39 @@ def test_clear_then_restore_gives_back_the_same_memory(engine):
     assert engine.state("u1")["short_term"]["count"] == 0
 
 
+def _timeless(state):
+    """A state without the clock-dependent heat terms."""
+    for seg in state["mid_term"]["segments"]:
+        seg.pop("recency"), seg.pop("heat")
+    return state
+
+
+@pytest.mark.parametrize("action", ["clear", "restore"])
+def test_snapshot_and_wipe_are_one_transaction(engine, monkeypatch, action):
+    """A failure after the wipe rolls back the "before" version too: memory and versions unchanged."""
+    from memoryos_core.storage import snapshots
+
+    _fill(engine, n=1)
+    version = engine.snapshot("u1", "kept")["version"]
+    engine.add_exchange("u1", "I also play the violin.", "Lovely instrument.")
+    before_pages = [p["id"] for p in engine.retrieve("u1", "When is my marathon?")["pages"]]
+    before_state, before_versions = _timeless(engine.state("u1")), engine.versions("u1")
+    assert before_pages
+    real_wipe = snapshots.wipe_memory
+
+    def wipe_then_fail(conn, user_id):
+        real_wipe(conn, user_id)  # the rows are gone inside the transaction ...
+        raise RuntimeError("disk full")  # ... when the step fails
+
+    monkeypatch.setattr(snapshots, "wipe_memory", wipe_then_fail)
+    with pytest.raises(RuntimeError, match="disk full"):
+        engine.clear("u1") if action == "clear" else engine.restore("u1", version)
+    monkeypatch.setattr(snapshots, "wipe_memory", real_wipe)
+    assert engine.versions("u1") == before_versions  # no "before clear/restore" version
+    assert _timeless(engine.state("u1")) == before_state  # and nothing wiped
+    assert [p["id"] for p in engine.retrieve("u1", "When is my marathon?")["pages"]] == before_pages
+
+
 def test_diff_names_added_and_removed_items(engine):
     _fill(engine, n=1)
     first = engine.snapshot("u1", "first")["version"]
