@@ -40,6 +40,7 @@ class Jobs:
         self.poll_seconds = poll_seconds
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._handlers: dict[str, Handler] = {}
+        self._transient: set[str] = set()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -47,9 +48,14 @@ class Jobs:
 
     # -- the queue --------------------------------------------------------------------------
 
-    def register(self, kind: str, handler: Handler) -> None:
-        """Let this process run jobs of a kind: handler(user_id, payload, progress) -> result."""
+    def register(self, kind: str, handler: Handler, keep: bool = True) -> None:
+        """Let this process run jobs of a kind: handler(user_id, payload, progress) -> result.
+
+        With keep=False a job that succeeds leaves no row (routine work nobody looks at).
+        """
         self._handlers[kind] = handler
+        if not keep:
+            self._transient.add(kind)
 
     def submit(self, user_id: str, kind: str, payload: dict[str, Any] | None = None,
                coalesce: bool = False) -> str:
@@ -124,7 +130,10 @@ class Jobs:
             result = self._handlers[kind](
                 job["user_id"], job["payload"],
                 lambda done, total, phase: self.progress(job_id, done, total, phase))
-            self.finish(job_id, result)
+            if kind in self._transient:
+                rows.delete_job(self.store, job_id)
+            else:
+                self.finish(job_id, result)
         except MemoryOSError as exc:
             self.fail(job_id, str(exc))
         except Exception:  # a job must never die silently; the details go to the log

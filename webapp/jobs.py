@@ -16,9 +16,12 @@ bp = Blueprint("jobs", __name__)
 @bp.record_once
 def _start_workers(state: Any) -> None:
     """Every app process runs stored jobs (imports, analysis) in its own worker threads."""
-    count = int(state.app.config.get("JOB_WORKERS", 1))
+    jobs = state.app.extensions["memoryos"].jobs
+    # a job whose worker has been silent this long is taken over by another worker
+    jobs.stale_seconds = float(state.app.config.get("JOB_TAKEOVER_SECONDS", 30))
+    count = int(state.app.config.get("JOB_WORKERS", 2))
     if count > 0:
-        state.app.extensions["memoryos"].jobs.start_workers(count)
+        jobs.start_workers(count)
 
 ACTIVE = ("queued", "running")
 

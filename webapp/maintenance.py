@@ -1,53 +1,36 @@
-"""Memory maintenance after a chat turn, off the request: consolidation and analysis can be slow."""
+"""Memory maintenance after a chat turn, off the request: consolidation and analysis can be slow.
+
+In the background it is a stored job ("maintain", one queued per user), so any worker process
+of any host runs it and a restart loses nothing: pending pages stay in the store either way.
+"""
 
 from __future__ import annotations
 
-import logging
-import queue
-import threading
 from typing import Any
 
 from memoryos_core import MemoryEngine
 from memoryos_core.llm import ChatModel
 
-log = logging.getLogger(__name__)
+from .models import engine_user_model
+
+KIND = "maintain"
 
 
 class Maintainer:
-    """One worker thread per app; requests for the same user are coalesced."""
+    """Runs maintenance inline (tests, single process) or queues it as a coalesced job."""
 
-    def __init__(self, engine: MemoryEngine, inline: bool) -> None:
+    def __init__(self, app: Any, engine: MemoryEngine, inline: bool) -> None:
         self.engine = engine
         self.inline = inline
-        self._queue: queue.Queue[tuple[str, ChatModel | None]] = queue.Queue()
-        self._waiting: set[str] = set()
-        self._guard = threading.Lock()
-        self._thread: threading.Thread | None = None
+        engine.jobs.register(KIND, lambda user_id, payload, progress: engine.maintain(
+            user_id, model=engine_user_model(app, user_id)), keep=False)
 
     def request(self, user_id: str, model: ChatModel | None) -> None:
-        """Maintain this user's memory now (inline) or soon (background)."""
+        """Maintain this user's memory now (inline) or soon (a queued job)."""
         if self.inline:
             self.engine.maintain(user_id, model=model)
             return
-        with self._guard:
-            if user_id in self._waiting:
-                return
-            self._waiting.add(user_id)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="memory-maintenance",
-                                                daemon=True)
-                self._thread.start()
-        self._queue.put((user_id, model))
-
-    def _run(self) -> None:
-        while True:
-            user_id, model = self._queue.get()
-            with self._guard:
-                self._waiting.discard(user_id)
-            try:
-                self.engine.maintain(user_id, model=model)
-            except Exception:  # logged; pages stay pending and the next turn retries
-                log.exception("memory maintenance failed for one user")
+        self.engine.jobs.submit(user_id, KIND, coalesce=True)
 
 
 def maintainer(app: Any) -> Maintainer:

@@ -78,7 +78,7 @@ def claim_next(store: BaseStore, kinds: list[str], worker: str, stale_before: fl
 
 def heartbeat(store: BaseStore, job_id: str, worker: str) -> bool:
     """Tell others this worker still runs the job; False when another worker took it over."""
-    with store.transaction() as conn:
+    with store.transaction(lock=f"job {job_id}") as conn:
         cur = conn.execute("UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND worker = ?"
                            " AND status = 'running'", (time.time(), job_id, worker))
         return bool(cur.rowcount)
@@ -87,7 +87,7 @@ def heartbeat(store: BaseStore, job_id: str, worker: str) -> bool:
 def set_progress(store: BaseStore, job_id: str, done: int, total: int, phase: str) -> None:
     """Record progress of a running job."""
     now = time.time()
-    with store.transaction() as conn:
+    with store.transaction(lock=f"job {job_id}") as conn:
         conn.execute("UPDATE jobs SET status = 'running', done = ?, total = ?, phase = ?,"
                      " updated_at = ?, heartbeat_at = ? WHERE id = ?",
                      (done, total, phase, now, now, job_id))
@@ -95,15 +95,21 @@ def set_progress(store: BaseStore, job_id: str, done: int, total: int, phase: st
 
 def finish_job(store: BaseStore, job_id: str, result: Any) -> None:
     """Mark a job done with its JSON-serialisable result."""
-    with store.transaction() as conn:
+    with store.transaction(lock=f"job {job_id}") as conn:
         conn.execute("UPDATE jobs SET status = 'done', result = ?, phase = 'done', updated_at = ?,"
                      " payload = '{}' WHERE id = ?",
                      (json.dumps(result, ensure_ascii=False, default=str), time.time(), job_id))
 
 
+def delete_job(store: BaseStore, job_id: str) -> None:
+    """Forget a finished job."""
+    with store.transaction(lock=f"job {job_id}") as conn:
+        conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+
+
 def fail_job(store: BaseStore, job_id: str, error: str) -> None:
     """Mark a job failed with a message for the user."""
-    with store.transaction() as conn:
+    with store.transaction(lock=f"job {job_id}") as conn:
         conn.execute("UPDATE jobs SET status = 'failed', error = ?, updated_at = ?, payload = '{}'"
                      " WHERE id = ?",
                      (error, time.time(), job_id))
