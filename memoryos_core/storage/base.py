@@ -8,6 +8,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
+import numpy as np
+
 
 def row_dict(row: Any) -> dict[str, Any]:
     """A result row as a plain dict."""
@@ -67,6 +69,20 @@ class BaseStore:
     def get_vectors(self, kind: str, item_ids: Sequence[int]) -> dict[int, Any]:
         """Stored vectors of some items."""
         raise NotImplementedError
+
+    @staticmethod
+    def decode_vector(value: Any) -> np.ndarray:
+        """A `vec` column value as float32 numpy (SQLite keeps raw float32 bytes)."""
+        if isinstance(value, bytes | bytearray | memoryview):
+            return np.frombuffer(bytes(value), dtype=np.float32)
+        if hasattr(value, "to_numpy"):  # pgvector's Vector
+            value = value.to_numpy()
+        return np.asarray(value, dtype=np.float32)
+
+    def encode_vector(self, vec: Any) -> Any:
+        """A vector as this backend stores it in the `vec` column."""
+        arr = np.asarray(vec, dtype=np.float32)
+        return arr if self.dialect == "postgresql" else arr.tobytes()
 
     def vector_epoch(self, user_id: str, kind: str) -> int:
         """How many deletions this (user, kind) index has seen."""
