@@ -12,6 +12,7 @@ from flask_login import LoginManager
 from flask_wtf.csrf import CSRFProtect
 
 from memoryos_core import EngineConfig, MemoryEngine
+from memoryos_core.storage import database_url
 
 from . import config as cfg
 from .maintenance import Maintainer
@@ -46,8 +47,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     data_dir = Path(app.config["DATA_DIR"] or Path(app.instance_path) / "data")
     app.config["DATA_DIR"] = str(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
+    # PostgreSQL for accounts and memory: MEMPLAY_DATABASE_URL, else MEMORYOS_DATABASE_URL.
+    url = database_url(app.config.get("DATABASE_URL") or None)
+    app.config["DATABASE_URL"] = url
+    users = UserStore(data_dir, url)
     if app.config["ENV"] == "production" and app.config.get("SECRET_KEY") is None:
-        app.config["SECRET_KEY"] = cfg.persistent_secret(data_dir)
+        app.config["SECRET_KEY"] = cfg.persistent_secret(data_dir, users.store if url else None)
     cfg.check_production(app.config)
     app.debug = bool(app.config["DEBUG"])
 
@@ -57,10 +62,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     app.extensions["memoryos"] = MemoryEngine(
         data_dir / "memory", chat_model=default_chat_model(app.config),
-        embedder=app.config["EMBEDDER"], config=engine_config)
+        embedder=app.config["EMBEDDER"], config=engine_config, database_url=url)
     app.extensions["memplay_maintainer"] = Maintainer(
         app.extensions["memoryos"], inline=app.config["MAINTENANCE"] == "inline")
-    app.extensions["memplay_users"] = UserStore(data_dir / "users.sqlite3")
+    app.extensions["memplay_users"] = users
     app.extensions["memplay_model_cache"] = {}
 
     csrf.init_app(app)

@@ -9,10 +9,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from memoryos_core.storage import BaseStore, accounts
+
 DEV_SECRET_KEY = "dev-only-not-secret"  # refused by ProductionConfig
 ENV_PREFIX = "MEMPLAY_"
 # Environment values kept verbatim (never parsed as JSON: an API key "123" stays text).
-STRING_KEYS = {"SECRET_KEY", "DATA_DIR", "CHAT_BASE_URL", "CHAT_MODEL", "CHAT_API_KEY", "ENV"}
+STRING_KEYS = {"SECRET_KEY", "DATA_DIR", "CHAT_BASE_URL", "CHAT_MODEL", "CHAT_API_KEY", "ENV",
+               "DATABASE_URL"}
+SECRET_META_KEY = "web_secret_key"  # the shared secret key's name in a database's store_meta
 
 
 class BaseConfig:
@@ -23,6 +27,7 @@ class BaseConfig:
     TESTING = False
     SECRET_KEY = DEV_SECRET_KEY
     DATA_DIR: str | None = None  # default: <instance folder>/data
+    DATABASE_URL: str | None = None  # PostgreSQL for accounts and memory; default: MEMORYOS_DATABASE_URL
     MAX_CONTENT_LENGTH = 20 * 1024 * 1024
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"
@@ -102,8 +107,15 @@ def choose_class(test_config: Mapping[str, Any] | None, env: Mapping[str, Any]) 
     return CONFIGS[name]
 
 
-def persistent_secret(data_dir: Path) -> str:
-    """A random secret key kept in the data folder (mode 0600), made on first start."""
+def persistent_secret(data_dir: Path, store: BaseStore | None = None) -> str:
+    """A random secret key made on first start, kept in the data folder (mode 0600).
+
+    With a shared database `store` (several hosts) the key is kept in it instead, so every
+    host signs cookies with the same key.
+    """
+    if store is not None:
+        with accounts.write(store, "secret") as conn:
+            return accounts.shared_value(conn, SECRET_META_KEY, secrets.token_hex(32))
     path = data_dir / "secret_key"
     if path.exists():
         return path.read_text().strip()

@@ -136,10 +136,10 @@ def revoke_token(token_id: int) -> Any:
 
 
 def init_app(app: Flask) -> None:
-    """Token table, the blueprint (CSRF-exempt /mcp: bearer auth, never cookies), template helpers."""
+    """Token store, the blueprint (CSRF-exempt /mcp: bearer auth, never cookies), template helpers."""
     from . import csrf
 
-    app.extensions["memplay_tokens"] = TokenStore(app.extensions["memplay_users"].path)
+    app.extensions["memplay_tokens"] = TokenStore(app.extensions["memplay_users"].store)
     csrf.exempt(endpoint)
     app.register_blueprint(bp)
 

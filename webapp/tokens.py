@@ -4,29 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import sqlite3
 import time
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from .users import connect
+from memoryos_core.storage import BaseStore, accounts
 
 PREFIX = "mos_"
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS mcp_tokens (
-    id INTEGER PRIMARY KEY,
-    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-    name TEXT NOT NULL,
-    token_hash TEXT NOT NULL UNIQUE,
-    hint TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    last_used_at REAL,
-    revoked_at REAL
-);
-CREATE INDEX IF NOT EXISTS mcp_tokens_user ON mcp_tokens(user_id, id);
-"""
 
 
 def digest(token: str) -> str:
@@ -52,52 +36,37 @@ class TokenInfo:
 
 
 class TokenStore:
-    """Token records in the accounts database (its own table, created if missing)."""
+    """Token records in the accounts store (the UserStore's)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        with self._conn() as conn:
-            conn.executescript(SCHEMA)
-
-    def _conn(self) -> AbstractContextManager[sqlite3.Connection]:
-        return connect(self.path)
+    def __init__(self, store: BaseStore) -> None:
+        self.store = store
 
     def create(self, user_id: int, name: str) -> tuple[str, TokenInfo]:
         """A new token for the user: (the token, to show once; its record)."""
         token = PREFIX + secrets.token_urlsafe(32)
         now = time.time()
         hint = f"{token[:8]}…{token[-4:]}"
-        with self._conn() as conn:
-            cur = conn.execute(
-                "INSERT INTO mcp_tokens (user_id, name, token_hash, hint, created_at)"
-                " VALUES (?, ?, ?, ?, ?)", (user_id, name, digest(token), hint, now))
-        return token, TokenInfo(int(cur.lastrowid or 0), name, hint, now, None, None)
+        with accounts.write(self.store, f"user:{user_id}") as conn:
+            token_id = accounts.add_token(conn, user_id, name, digest(token), hint, now)
+        return token, TokenInfo(token_id, name, hint, now, None, None)
 
     def list(self, user_id: int) -> list[TokenInfo]:
         """The user's tokens, newest first, revoked ones included."""
-        with self._conn() as conn:
-            rows = conn.execute("SELECT id, name, hint, created_at, last_used_at, revoked_at"
-                                " FROM mcp_tokens WHERE user_id = ? ORDER BY id DESC",
-                                (user_id,)).fetchall()
-        return [TokenInfo(**dict(r)) for r in rows]
+        return [TokenInfo(**r) for r in accounts.token_rows(self.store, user_id)]
 
     def revoke(self, user_id: int, token_id: int) -> bool:
         """Revoke one of the user's tokens; False when it is not theirs or already revoked."""
-        with self._conn() as conn:
-            cur = conn.execute("UPDATE mcp_tokens SET revoked_at = ? WHERE id = ? AND"
-                               " user_id = ? AND revoked_at IS NULL",
-                               (time.time(), token_id, user_id))
-        return cur.rowcount == 1
+        with accounts.write(self.store, f"user:{user_id}") as conn:
+            return accounts.revoke_token(conn, user_id, token_id, time.time())
 
     def user_for(self, token: str) -> int | None:
         """The account a live token belongs to (recording its use), else None."""
         if not token.startswith(PREFIX) or len(token) > 200:
             return None
-        with self._conn() as conn:
-            row = conn.execute("SELECT id, user_id FROM mcp_tokens WHERE token_hash = ? AND"
-                               " revoked_at IS NULL", (digest(token),)).fetchone()
+        hashed = digest(token)
+        with accounts.write(self.store, f"token:{hashed}") as conn:
+            row = accounts.live_token(conn, hashed)
             if row is None:
                 return None
-            conn.execute("UPDATE mcp_tokens SET last_used_at = ? WHERE id = ?",
-                         (time.time(), row["id"]))
+            accounts.touch_token(conn, row["id"], time.time())
         return int(row["user_id"])

@@ -78,3 +78,20 @@ def test_config_operator_endpoint_is_default_model(make_app):
     response = client.get("/-/settings.json")
     assert response.json["default_model"]["name"] == "my-model"
     assert b"op-key" not in response.data
+
+
+def test_config_production_secret_shared_through_database(tmp_path, embedder, chat_model,
+                                                          database_url, monkeypatch):
+    """With a database URL every host (data folder) signs with one key kept in the database."""
+    monkeypatch.delenv("MEMPLAY_SECRET_KEY", raising=False)
+    apps = [create_app({"ENV": "production", "DATA_DIR": str(tmp_path / host),
+                        "DATABASE_URL": database_url, "CHAT_MODEL": chat_model,
+                        "EMBEDDER": embedder}) for host in ("a", "b")]
+    keys = [app.config["SECRET_KEY"] for app in apps]
+    for app in apps:
+        app.extensions["memoryos"].jobs.stop_workers()
+    assert all(key not in (None, DEV_SECRET_KEY) for key in keys)
+    if database_url:
+        assert keys[0] == keys[1] and not (tmp_path / "a" / "secret_key").exists()
+    else:  # each data folder keeps its own key file
+        assert keys[0] != keys[1] and (tmp_path / "a" / "secret_key").exists()

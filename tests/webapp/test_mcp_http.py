@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from werkzeug.serving import make_server
 
+from memoryos_core.storage import accounts
 from webapp import create_app
 
 
@@ -138,8 +139,7 @@ def test_settings_tokens_created_shown_once_listed_revoked(app, client, auth):
     assert "laptop agent" in listing and token not in listing and token[:8] in listing
     stored = app.extensions["memplay_tokens"]
     assert stored.user_for(token) is not None
-    with stored._conn() as conn:
-        hashes = [r[0] for r in conn.execute("SELECT token_hash FROM mcp_tokens")]
+    hashes = accounts.token_hashes(stored.store)
     assert token not in json.dumps(hashes)  # only the hash is kept
     tokens = client.get("/settings/tokens.json").get_json()["tokens"]
     assert [t["name"] for t in tokens] == ["laptop agent"]

@@ -1,0 +1,231 @@
+"""The web app's accounts: users, chat endpoints, login failures, login sessions and MCP tokens.
+
+Without a database URL they live in their own SQLite file next to the memory store (today's
+`users.sqlite3`, opened unchanged); with one, in the shared PostgreSQL database (pg_schema.py).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any
+
+from .base import BaseStore
+from .db import Connection
+
+ACCOUNTS_DB_NAME = "users.sqlite3"
+
+# One script, every statement IF NOT EXISTS: files made before migrations open unchanged.
+ACCOUNT_MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS users (
+        id INTEGER PRIMARY KEY,
+        username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS endpoints (
+        user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+        base_url TEXT NOT NULL DEFAULT '',
+        model TEXT NOT NULL DEFAULT '',
+        api_key TEXT NOT NULL DEFAULT '',
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS login_failures (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        ts REAL NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS login_failures_key ON login_failures(key, ts);
+    CREATE TABLE IF NOT EXISTS sessions (
+        id TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at REAL NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS mcp_tokens (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        hint TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        last_used_at REAL,
+        revoked_at REAL
+    );
+    CREATE INDEX IF NOT EXISTS mcp_tokens_user ON mcp_tokens(user_id, id);
+    """,
+)
+
+Row = dict[str, Any]
+
+
+class UsernameExists(Exception):
+    """A new account's name is taken (names compare case-insensitively)."""
+
+
+def open_accounts(data_dir: str | Path, url: str | None = None) -> BaseStore:
+    """The accounts store: the PostgreSQL database for a URL, else users.sqlite3 in `data_dir`."""
+    if url:
+        from . import database_url
+        from .postgres import PostgresStore
+
+        return PostgresStore(str(database_url(url)))  # the accounts tables are in its schema
+    from .sqlite import SQLiteStore
+
+    return SQLiteStore(data_dir, name=ACCOUNTS_DB_NAME, migrations=ACCOUNT_MIGRATIONS)
+
+
+def write(store: BaseStore, scope: str) -> AbstractContextManager[Any]:
+    """An accounts write transaction; on PostgreSQL it serialises only writers of `scope`."""
+    return store.transaction(f"accounts:{scope}")
+
+
+def _unique_violations() -> tuple[type[Exception], ...]:
+    found: list[type[Exception]] = [sqlite3.IntegrityError]
+    try:  # psycopg is an optional extra
+        from psycopg.errors import UniqueViolation
+    except ImportError:
+        pass
+    else:
+        found.append(UniqueViolation)
+    return tuple(found)
+
+
+# -- users ------------------------------------------------------------------------------------
+
+def create_user(conn: Connection, username: str, password_hash: str, created_at: float) -> int:
+    """A new account's id; UsernameExists when the name is taken."""
+    try:
+        row = conn.execute(
+            "INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?) RETURNING id",
+            (username, password_hash, created_at)).fetchone()
+    except _unique_violations():
+        raise UsernameExists(username) from None
+    return int(row[0])
+
+
+def user_by_id(store: BaseStore, user_id: int) -> Row | None:
+    """id, username and created_at of one account."""
+    return store.query_one("SELECT id, username, created_at FROM users WHERE id = ?", (user_id,))
+
+
+def user_by_name(store: BaseStore, username: str) -> Row | None:
+    """One account with its password hash, the name compared case-insensitively."""
+    return store.query_one("SELECT id, username, password_hash, created_at FROM users"
+                           " WHERE lower(username) = lower(?)", (username,))
+
+
+# -- login sessions ---------------------------------------------------------------------------
+
+def add_session(conn: Connection, session_id: str, user_id: int, created_at: float) -> None:
+    """Record a server-side login session."""
+    conn.execute("INSERT INTO sessions (id, user_id, created_at) VALUES (?, ?, ?)",
+                 (session_id, user_id, created_at))
+
+
+def session_user(store: BaseStore, session_id: str, user_id: int) -> Row | None:
+    """id, username and created_at of the account a live session belongs to."""
+    return store.query_one(
+        "SELECT u.id, u.username, u.created_at FROM sessions s JOIN users u ON"
+        " u.id = s.user_id WHERE s.id = ? AND s.user_id = ?", (session_id, user_id))
+
+
+def delete_session(conn: Connection, session_id: str) -> None:
+    """End one login session."""
+    conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+
+# -- login failures ---------------------------------------------------------------------------
+
+def recent_failures(conn: Connection, key: str, since: float) -> int:
+    """Failures recorded for a key after `since`."""
+    row = conn.execute("SELECT count(*) FROM login_failures WHERE key = ? AND ts > ?",
+                       (key, since)).fetchone()
+    return int(row[0])
+
+
+def add_failure(conn: Connection, key: str, ts: float) -> None:
+    """Record one (reserved) failed login attempt."""
+    conn.execute("INSERT INTO login_failures (key, ts) VALUES (?, ?)", (key, ts))
+
+
+def prune_failures(conn: Connection, before: float) -> None:
+    """Forget failures of every key older than `before`."""
+    conn.execute("DELETE FROM login_failures WHERE ts < ?", (before,))
+
+
+def clear_failures(conn: Connection, key: str) -> None:
+    """Forget every failure of one key."""
+    conn.execute("DELETE FROM login_failures WHERE key = ?", (key,))
+
+
+# -- chat endpoints ---------------------------------------------------------------------------
+
+def endpoint_row(store: BaseStore, user_id: int) -> Row | None:
+    """base_url, model and api_key of the user's endpoint, if stored."""
+    return store.query_one("SELECT base_url, model, api_key FROM endpoints WHERE user_id = ?",
+                           (user_id,))
+
+
+def save_endpoint(conn: Connection, user_id: int, base_url: str, model: str, api_key: str,
+                  updated_at: float) -> None:
+    """Insert or replace the user's endpoint."""
+    conn.execute(
+        "INSERT INTO endpoints (user_id, base_url, model, api_key, updated_at) VALUES"
+        " (?, ?, ?, ?, ?) ON CONFLICT(user_id) DO UPDATE SET base_url = excluded.base_url,"
+        " model = excluded.model, api_key = excluded.api_key,"
+        " updated_at = excluded.updated_at",
+        (user_id, base_url, model, api_key, updated_at))
+
+
+# -- MCP tokens -------------------------------------------------------------------------------
+
+def add_token(conn: Connection, user_id: int, name: str, token_hash: str, hint: str,
+              created_at: float) -> int:
+    """A new token record's id."""
+    row = conn.execute(
+        "INSERT INTO mcp_tokens (user_id, name, token_hash, hint, created_at)"
+        " VALUES (?, ?, ?, ?, ?) RETURNING id",
+        (user_id, name, token_hash, hint, created_at)).fetchone()
+    return int(row[0])
+
+
+def token_rows(store: BaseStore, user_id: int) -> list[Row]:
+    """The user's tokens (id, name, hint, times), newest first, revoked ones included."""
+    return store.query("SELECT id, name, hint, created_at, last_used_at, revoked_at"
+                       " FROM mcp_tokens WHERE user_id = ? ORDER BY id DESC", (user_id,))
+
+
+def token_hashes(store: BaseStore) -> list[str]:
+    """Every stored token hash (what the table keeps instead of tokens)."""
+    return [r["token_hash"] for r in store.query("SELECT token_hash FROM mcp_tokens")]
+
+
+def revoke_token(conn: Connection, user_id: int, token_id: int, now: float) -> bool:
+    """Revoke one of the user's live tokens; False when none matched."""
+    cur = conn.execute("UPDATE mcp_tokens SET revoked_at = ? WHERE id = ? AND"
+                       " user_id = ? AND revoked_at IS NULL", (now, token_id, user_id))
+    return bool(cur.rowcount == 1)
+
+
+def live_token(conn: Connection, token_hash: str) -> Row | None:
+    """id and user_id of the unrevoked token with this hash."""
+    row = conn.execute("SELECT id, user_id FROM mcp_tokens WHERE token_hash = ? AND"
+                       " revoked_at IS NULL", (token_hash,)).fetchone()
+    return None if row is None else {"id": int(row["id"]), "user_id": int(row["user_id"])}
+
+
+def touch_token(conn: Connection, token_id: int, now: float) -> None:
+    """Record a token's use."""
+    conn.execute("UPDATE mcp_tokens SET last_used_at = ? WHERE id = ?", (now, token_id))
+
+
+# -- shared settings --------------------------------------------------------------------------
+
+def shared_value(conn: Connection, key: str, candidate: str) -> str:
+    """The value stored under `key` in store_meta, storing `candidate` first if there is none."""
+    conn.execute("INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                 (key, candidate))
+    row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0])
