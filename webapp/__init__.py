@@ -64,7 +64,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         data_dir / "memory", chat_model=default_chat_model(app.config),
         embedder=app.config["EMBEDDER"], config=engine_config, database_url=url)
     app.extensions["memplay_maintainer"] = Maintainer(
-        app.extensions["memoryos"], inline=app.config["MAINTENANCE"] == "inline")
+        app, app.extensions["memoryos"], inline=app.config["MAINTENANCE"] == "inline")
     app.extensions["memplay_users"] = users
     app.extensions["memplay_model_cache"] = {}
 
