@@ -22,7 +22,7 @@ COPY memoryos_core ./memoryos_core
 COPY webapp ./webapp
 COPY templates ./templates
 COPY static ./static
-RUN pip install . && rm -rf /app/*
+RUN pip install ".[postgres]" && rm -rf /app/*
 
 RUN useradd --create-home --uid 1000 memplay && mkdir -p /data && chown memplay /data
 USER memplay
@@ -31,5 +31,7 @@ EXPOSE 8000
 
 # Set MEMPLAY_SECRET_KEY (else a random key is kept in /data/secret_key) and optionally
 # MEMPLAY_CHAT_BASE_URL / MEMPLAY_CHAT_MODEL / MEMPLAY_CHAT_API_KEY for an OpenAI-compatible endpoint.
-# One worker with threads: jobs run in background threads of the process that started them.
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--workers", "1", "--threads", "8", "--timeout", "300", "webapp:create_app()"]
+# Embedded default (SQLite in /data): one worker. With MEMPLAY_DATABASE_URL (PostgreSQL +
+# pgvector) set WORKERS to any number: jobs, sessions and memory all live in the database.
+ENV WORKERS=1
+CMD ["sh", "-c", "exec gunicorn --bind 0.0.0.0:8000 --workers \"$WORKERS\" --threads 4 --timeout 300 'webapp:create_app()'"]

@@ -51,7 +51,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     url = database_url(app.config.get("DATABASE_URL") or None)
     app.config["DATABASE_URL"] = url
     users = UserStore(data_dir, url)
-    if app.config["ENV"] == "production" and app.config.get("SECRET_KEY") is None:
+    if app.config["ENV"] == "production" and not app.config.get("SECRET_KEY"):  # unset or ""
         app.config["SECRET_KEY"] = cfg.persistent_secret(data_dir, users.store if url else None)
     cfg.check_production(app.config)
     app.debug = bool(app.config["DEBUG"])

@@ -38,12 +38,15 @@ def test_import_result_says_what_analysis_did(make_app, tmp_path):
                                         "heat_threshold": 0.5},
                        DATA_DIR=str(tmp_path / setting))
         client = app.test_client()
-        client.post("/register", data={"username": "kim", "password": "correct horse",
+        client.post("/register", data={"username": f"kim-{setting}", "password": "correct horse",
                                        "confirm": "correct horse"})
         engine = app.extensions["memoryos"]
+        user_id = app.extensions["memplay_users"].authenticate(f"kim-{setting}",
+                                                               "correct horse").engine_id
         job_id = client.post("/import/run.json", data={"text": TRANSCRIPT}).json["job"]["id"]
-        assert wait_job(engine, "u1", job_id)["status"] == "done"
+        assert wait_job(engine, user_id, job_id)["status"] == "done"
         assert expected in client.get("/import").get_data(as_text=True), setting
+        engine.jobs.stop_workers()  # on a shared database the next app's setting must run it
 
 
 def test_analysis_counts_refresh_when_the_job_ends(client, user, engine):
