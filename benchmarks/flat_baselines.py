@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from memoryos_core import retrieval
+from memoryos_core.storage import search
 from memoryos_core.text import count_tokens, keywords
 
 RRF_K = 60
@@ -31,15 +32,8 @@ def bm25_ranking(engine: Any, user: str, question: str, filtered: bool = False) 
     """
     words = keywords(question, 16)
     if filtered:
-        words = retrieval.distinctive_words(engine.ctx, words)
-    if not words:
-        return []
-    match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-    rows = engine.store.query(
-        "SELECT e.id FROM exchanges_fts f JOIN exchanges e ON e.id = f.rowid WHERE"
-        " exchanges_fts MATCH ? AND e.user_id = ? AND e.tier = 'mid' ORDER BY"
-        " bm25(exchanges_fts) LIMIT ?", (match, user, DEPTH))
-    return [r["id"] for r in rows]
+        words = retrieval.distinctive_words(engine.ctx, user, words)
+    return search.keyword_search(engine.store, user, words, DEPTH)
 
 
 def rrf(*rankings: list[int]) -> list[int]:

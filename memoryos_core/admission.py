@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +10,9 @@ import numpy as np
 
 from .config import EngineConfig
 from .errors import InvalidInput
-from .storage import SQLiteStore
+from .storage import BaseStore
+from .storage import exchanges as rows_db
+from .storage.db import Connection
 from .text import content_hash
 
 
@@ -63,7 +64,7 @@ def check_exchange(
 
 
 def admit(
-    conn: sqlite3.Connection, store: SQLiteStore, config: EngineConfig, user_id: str,
+    conn: Connection, store: BaseStore, config: EngineConfig, user_id: str,
     exchange: NewExchange, vector: np.ndarray,
 ) -> tuple[int, list[int]]:
     """Insert one exchange and move overflow to pending pages, inside the caller's transaction.
@@ -71,24 +72,11 @@ def admit(
     Returns the new exchange id and the ids that became pending pages.
     """
     now = time.time()
-    cur = conn.execute(
-        "INSERT INTO exchanges (user_id, user_text, assistant_text, ts, admitted_at, tier,"
-        " source, content_key) VALUES (?, ?, ?, ?, ?, 'short', ?, ?)",
-        (user_id, exchange.user_text, exchange.assistant_text, exchange.ts, now,
-         exchange.source, exchange.key),
-    )
-    new_id = int(cur.lastrowid or 0)
+    new_id = rows_db.insert_exchange(conn, user_id, exchange.user_text, exchange.assistant_text,
+                                     exchange.ts, now, exchange.source, exchange.key)
     store.put_vector(conn, user_id, "page", new_id, vector)
     # Oldest first by dialogue time, then by admission order: imports may arrive out of order.
-    short = [r[0] for r in conn.execute(
-        "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'short' ORDER BY ts, id",
-        (user_id,),
-    )]
+    short = rows_db.short_term_ids(conn, user_id)
     overflow = short[: max(0, len(short) - config.short_term_capacity)]
-    if overflow:
-        marks = ",".join("?" * len(overflow))
-        conn.execute(
-            f"UPDATE exchanges SET tier = 'mid', moved_at = ? WHERE id IN ({marks})",
-            (now, *overflow),
-        )
+    rows_db.move_to_mid_term(conn, user_id, overflow, now)
     return new_id, overflow

@@ -9,6 +9,7 @@ from . import retrieval
 from .context import Context
 from .llm import ChatModel
 from .prompts import answer_system
+from .storage import exchanges as rows_db
 from .text import count_tokens
 
 MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
@@ -38,9 +39,7 @@ def fit_prompt(
     budget, so the trace's selected pages, used segments (heat visits) and prompt parts
     describe the prompt that is sent, never a longer one that was cut.
     """
-    short = ctx.store.query(
-        "SELECT user_text, assistant_text FROM exchanges WHERE user_id = ? AND tier ="
-        " 'short' ORDER BY ts, id", (user_id,))
+    short = rows_db.short_term_rows(ctx.store, user_id)
     window = llm.context_window - ctx.config.answer_max_tokens - 64
     dropped, refits, first_budget = 0, 0, trace.get("token_budget")
     while True:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from .config import settings_table
 from .errors import MemoryOSError
 from .importers import FORMATS
 from .llm import ChatModel, Embedder
+from .storage.errors import database_errors
 
 # -- commands ---------------------------------------------------------------------------------
 
@@ -293,7 +293,10 @@ def main(argv: Sequence[str] | None = None, embedder: Embedder | None = None,
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
-    except (MemoryOSError, OSError, sqlite3.Error, json.JSONDecodeError, UnicodeError) as exc:
+    except Exception as exc:  # engine, file, document and database errors: one line
+        if not isinstance(exc, (MemoryOSError, OSError, json.JSONDecodeError, UnicodeError,
+                                *database_errors())):
+            raise
         sys.stdout.flush()
         print(error_line(exc), file=sys.stderr)
         return 1

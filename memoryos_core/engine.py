@@ -22,6 +22,7 @@ from .llm import ChatModel, Embedder, default_chat_model
 from .llm.embedder import SentenceTransformerEmbedder
 from .reembed import check_model
 from .storage import FaissVectorIndex, SQLiteStore
+from .storage import exchanges as rows_db
 from .text import count_tokens, strip_think
 
 Progress = Callable[[int, int, str], None]
@@ -219,9 +220,8 @@ class MemoryEngine:
         with self.store.transaction() as conn:
             exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
             record_visits(conn, user_id, trace["used_segments"], time.time())
-            conn.execute("INSERT INTO traces (exchange_id, user_id, created_at, trace)"
-                         " VALUES (?, ?, ?, ?)", (exchange_id, user_id, time.time(),
-                                                  json.dumps(trace, ensure_ascii=False)))
+            rows_db.insert_trace(conn, user_id, exchange_id, time.time(),
+                                 json.dumps(trace, ensure_ascii=False))
             self.store.log_event(conn, user_id, "admission",
                                  {"exchange": exchange_id, "moved_to_mid_term": moved,
                                   "model": llm.name})
@@ -231,12 +231,11 @@ class MemoryEngine:
 
     def trace(self, user_id: str, exchange_id: int) -> dict[str, Any]:
         """The stored retrieval trace of one answer."""
-        row = self.store.query_one("SELECT trace FROM traces WHERE exchange_id = ? AND"
-                                   " user_id = ?", (check_id(exchange_id, "exchange"),
-                                                    check_user(user_id)))
-        if row is None:
+        text = rows_db.trace_json(self.store, check_user(user_id),
+                                  check_id(exchange_id, "exchange"))
+        if text is None:
             raise NotFound(f"no trace for exchange {exchange_id}")
-        result: dict[str, Any] = json.loads(row["trace"])
+        result: dict[str, Any] = json.loads(text)
         return result
 
     def state(self, user_id: str) -> dict[str, Any]:
@@ -253,9 +252,8 @@ class MemoryEngine:
 
     def short_term_fill(self, user_id: str) -> dict[str, int]:
         """How full short-term memory is: count and capacity."""
-        count = self.store.scalar("SELECT count(*) FROM exchanges WHERE user_id = ? AND tier ="
-                                  " 'short'", (check_user(user_id),))
-        return {"count": int(count or 0), "capacity": self.config.short_term_capacity}
+        count = rows_db.short_term_count(self.store, check_user(user_id))
+        return {"count": count, "capacity": self.config.short_term_capacity}
 
     def recent_exchanges(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The newest exchanges of every tier, oldest first (a chat history)."""

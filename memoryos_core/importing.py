@@ -10,6 +10,7 @@ from . import importers, versions
 from .admission import NewExchange, admit, check_exchange
 from .context import Context
 from .errors import ImportFormatError, InvalidInput
+from .storage import exchanges as rows_db
 
 Progress = Callable[[int, int, str], None]
 EMBED_BATCH = 64
@@ -36,8 +37,7 @@ def prepare(
                                 " unexpected type") from None
     known = set()
     if user_id is not None:
-        known = {r["content_key"] for r in ctx.store.query(
-            "SELECT content_key FROM exchanges WHERE user_id = ?", (user_id,))}
+        known = rows_db.content_keys(ctx.store, user_id)
     base = time.time()
     ready: list[tuple[NewExchange, importers.Item]] = []
     skipped = []

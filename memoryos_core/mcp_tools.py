@@ -12,6 +12,8 @@ from typing import Any
 from .engine import MemoryEngine
 from .errors import InvalidInput
 from .llm import ChatModel
+from .storage import exchanges as rows_db
+from .storage import state_rows
 
 REF_TIME = "%Y-%m-%d %H:%M:%S"  # the reference's timestamp format (local time)
 NO_PROFILE = "No detailed user profile"
@@ -49,8 +51,7 @@ def profile_text(engine: MemoryEngine, user_id: str) -> str:
             lines.append(f"{fam['family']}:")
             lines += [f"- {d['dimension']}: {d['level']} ({d['reason']})"
                       for d in fam["dimensions"]]
-    for note in engine.store.query("SELECT text FROM notes WHERE user_id = ? ORDER BY id",
-                                   (user_id,)):
+    for note in state_rows.note_rows(engine.store, user_id):
         lines.append(note["text"])
     return "\n".join(lines)
 
@@ -58,9 +59,7 @@ def profile_text(engine: MemoryEngine, user_id: str) -> str:
 def knowledge(engine: MemoryEngine, user_id: str, kind: str,
               ids: list[int] | None = None) -> list[dict[str, Any]]:
     """Facts as the reference's knowledge entries {knowledge, timestamp}, optionally by id order."""
-    rows = {r["id"]: r for r in engine.store.query(
-        "SELECT id, text, created_at FROM facts WHERE user_id = ? AND kind = ? ORDER BY id",
-        (user_id, kind))}
+    rows = {r["id"]: r for r in state_rows.fact_rows(engine.store, user_id, kind)}
     order = list(rows) if ids is None else [i for i in ids if i in rows]
     return [{"knowledge": rows[i]["text"], "timestamp": format_ts(rows[i]["created_at"])}
             for i in order]
@@ -131,10 +130,7 @@ class ToolHost:
         check_count(max_results, "max_results")
         trace = self.engine.retrieve(user_id, query, record=True)
         pages = trace["pages"]
-        marks = ",".join("?" * len(pages))
-        overviews = {r["id"]: r["overview"] for r in self.engine.store.query(
-            f"SELECT id, overview FROM exchanges WHERE user_id = ? AND id IN ({marks})",
-            (user_id, *[p["id"] for p in pages]))} if pages else {}
+        overviews = rows_db.page_overviews(self.engine.store, user_id, [p["id"] for p in pages])
         user_k = knowledge(self.engine, user_id, "user", [f["id"] for f in trace["facts"]["user"]])
         asst_k = knowledge(self.engine, user_id, "assistant",
                            [f["id"] for f in trace["facts"]["assistant"]])

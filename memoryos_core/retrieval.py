@@ -9,6 +9,8 @@ from typing import Any
 
 from .context import Context
 from .heat import heat_terms, record_visits
+from .storage import exchanges as rows_db
+from .storage import search, state_rows
 from .text import count_tokens, jaccard, keywords, truncate_tokens
 
 RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
@@ -17,26 +19,22 @@ CONTINUED_PAGES = 3  # the best pages that bring the page continuing their dialo
 CONTINUATION_GAP = 3600.0  # an unchained page continues another within this many seconds
 PROFILE_ROWS = 3  # profile dimensions in one prompt at most
 PAGES_HEADER = "## Relevant past conversation"
+PROFILE_KEYS = ("dimension", "family", "level", "reason", "evidence")  # profile rows in a trace
 
 
-COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of all exchanges ranks nothing
+COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of the user's pages ranks nothing
+COMMON_TERM_FLOOR = 50  # ... and in more than this many of them
 
 
-def distinctive_words(ctx: Context, words: list[str]) -> list[str]:
-    """Keywords that are not in a large share of the stored exchanges (cheap BM25 pre-filter)."""
+def distinctive_words(ctx: Context, user_id: str, words: list[str]) -> list[str]:
+    """Keywords not in a large share of the user's mid-term pages (cheap BM25 pre-filter)."""
     if not words:
         return []
-    total = int(ctx.store.scalar("SELECT max(id) FROM exchanges") or 0)
-    marks = ",".join("?" * len(words))
-    doc = {r["term"]: r["doc"] for r in ctx.store.query(
-        f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({marks})", words)}
-    limit = max(50, COMMON_TERM_SHARE * total)
-    return [w for w in words if doc.get(w, 0) <= limit]
-
-
-def _fts_query(words: list[str]) -> str:
-    """An FTS5 OR-query of quoted keywords (quotes keep user text from being FTS syntax)."""
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+    # every page has one vector: the index counts the user's pages at no cost (SQL: O(pages))
+    total = max(0, ctx.index.size(user_id, "page") - rows_db.short_term_count(ctx.store, user_id))
+    limit = int(max(COMMON_TERM_FLOOR, COMMON_TERM_SHARE * total))
+    common = search.frequent_terms(ctx.store, user_id, words, limit, total)
+    return [w for w in words if w not in common]
 
 
 def retrieve(
@@ -64,25 +62,20 @@ def retrieve(
     for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth), start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
-    fts_words = distinctive_words(ctx, qkws) if strategy == "memoryos" else []
-    if fts_words:
-        hits = ctx.store.query(
-            "SELECT e.id FROM exchanges_fts f JOIN exchanges e ON e.id = f.rowid WHERE"
-            " exchanges_fts MATCH ? AND e.user_id = ? AND e.tier = 'mid' ORDER BY bm25(exchanges_fts)"
-            " LIMIT ?", (_fts_query(fts_words), user_id, depth))
-        for rank, row in enumerate(hits, start=1):
-            entry = fused.setdefault(row["id"], {"id": row["id"], "fused": 0.0})
-            entry["keyword_rank"] = rank
-            entry["fused"] += 1 / (RRF_K + rank)
+    fts_words = distinctive_words(ctx, user_id, qkws) if strategy == "memoryos" else []
+    for rank, pid in enumerate(search.keyword_search(ctx.store, user_id, fts_words, depth),
+                               start=1):
+        entry = fused.setdefault(pid, {"id": pid, "fused": 0.0})
+        entry["keyword_rank"] = rank
+        entry["fused"] += 1 / (RRF_K + rank)
     pages = sorted(fused.values(), key=lambda p: -p["fused"])
-    page_rows = _rows(ctx, "exchanges", [p["id"] for p in pages], user_id)
+    page_rows = rows_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages])
     pages = [p for p in pages if p["id"] in page_rows]
     if strategy == "memoryos":
         pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
 
-    profile = ctx.store.query(
-        "SELECT dimension, family, level, reason, evidence FROM profile WHERE user_id = ?"
-        " ORDER BY family, dimension", (user_id,))
+    profile = [{k: r[k] for k in PROFILE_KEYS}
+               for r in state_rows.profile_rows(ctx.store, user_id)]
     facts = _facts(ctx, user_id, qvec) if strategy == "memoryos" else {"user": [], "assistant": []}
     scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
 
@@ -115,7 +108,7 @@ def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
     cfg = ctx.config
     segments: list[dict[str, Any]] = [{"id": seg_id, "cos": round(cos, 4)} for seg_id, cos in
                 ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))]
-    seg_rows = _rows(ctx, "segments", [s["id"] for s in segments], user_id)
+    seg_rows = state_rows.segments_by_id(ctx.store, user_id, [s["id"] for s in segments])
     for seg in segments:
         row = seg_rows.get(seg["id"])
         if row is None:
@@ -147,15 +140,12 @@ def _with_continuations(
         row = page_rows[p["id"]]
         nxt = row["next_id"]
         if nxt is None and row["segment_id"] is None:  # pending: not chained yet
-            follow = ctx.store.query_one(
-                "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'mid' AND (ts > ? OR"
-                " (ts = ? AND id > ?)) AND ts <= ? ORDER BY ts, id LIMIT 1",
-                (user_id, row["ts"], row["ts"], row["id"], row["ts"] + CONTINUATION_GAP))
-            nxt = follow["id"] if follow else None
+            nxt = rows_db.next_mid_term_page(ctx.store, user_id, row["ts"], row["id"],
+                                             row["ts"] + CONTINUATION_GAP)
         if nxt is not None and nxt not in wanted.values():
             wanted[p["id"]] = int(nxt)
     missing = [i for i in wanted.values() if i not in page_rows]
-    page_rows.update(_rows(ctx, "exchanges", missing, user_id))
+    page_rows.update(rows_db.exchanges_by_id(ctx.store, user_id, missing))
     by_id = {p["id"]: p for p in pages}
     out: list[dict[str, Any]] = []
     placed: set[int] = set()
@@ -177,25 +167,17 @@ def _with_continuations(
 
 def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int) -> list[tuple[int, float]]:
     """Top mid-term pages by cosine over all of them (short-term rows are in the index too)."""
-    short = {r["id"] for r in ctx.store.query(
-        "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'short'", (user_id,))}
+    short = {r["id"] for r in rows_db.short_term_rows(ctx.store, user_id)}
     hits = ctx.index.search(user_id, "page", qvec, k + len(short))
     return [h for h in hits if h[0] not in short][:k]
-
-
-def _rows(ctx: Context, table: str, ids: list[int], user_id: str) -> dict[int, dict[str, Any]]:
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    return {r["id"]: r for r in ctx.store.query(
-        f"SELECT * FROM {table} WHERE id IN ({marks}) AND user_id = ?", (*ids, user_id))}
 
 
 def _facts(ctx: Context, user_id: str, qvec: Any) -> dict[str, list[dict[str, Any]]]:
     """The best facts per list that score at least `fact_min_score` against the query."""
     cfg = ctx.config
     hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
-    rows = _rows(ctx, "facts", [i for i, s in hits if s >= cfg.fact_min_score], user_id)
+    rows = state_rows.facts_by_id(ctx.store, user_id,
+                                  [i for i, s in hits if s >= cfg.fact_min_score])
     out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
     for fid, score in hits:
         row = rows.get(fid)

@@ -11,6 +11,8 @@ from .context import Context
 from .errors import NotFound
 from .heat import heat_terms
 from .persona import FAMILIES
+from .storage import exchanges as rows_db
+from .storage import state_rows
 
 
 def page_view(row: dict[str, Any]) -> dict[str, Any]:
@@ -30,18 +32,10 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
     now = time.time()
     exact: list[tuple[float, dict[str, Any]]] = []
     pages_by_segment: dict[int, list[dict[str, Any]]] = {}
-    only = "" if segment_id is None else " AND segment_id = ?"
-    extra: tuple[int, ...] = () if segment_id is None else (segment_id,)
     if with_pages:
-        for row in ctx.store.query(
-                "SELECT * FROM exchanges WHERE user_id = ? AND segment_id IS NOT NULL" + only +
-                " ORDER BY ts, id", (user_id, *extra)):
+        for row in rows_db.filed_page_rows(ctx.store, user_id, segment_id):
             pages_by_segment.setdefault(row["segment_id"], []).append(page_view(row))
-    for seg in ctx.store.query("SELECT s.*, (SELECT count(*) FROM exchanges e WHERE"
-                               " e.segment_id = s.id) AS page_count, (SELECT count(*) FROM"
-                               " exchanges e WHERE e.segment_id = s.id AND e.analysed = 0) AS"
-                               " unanalysed FROM segments s WHERE s.user_id = ?" +
-                               only.replace("segment_id", "s.id"), (user_id, *extra)):
+    for seg in state_rows.segment_rows_with_counts(ctx.store, user_id, segment_id):
         terms = heat_terms(seg, ctx.config, now)
         view = {
             "id": seg["id"], "summary": seg["summary"], "keywords": json.loads(seg["keywords"]),
@@ -63,8 +57,7 @@ def fact_views(ctx: Context, user_id: str, kind: str) -> list[dict[str, Any]]:
     """One fact list with sources."""
     return [{"id": r["id"], "text": r["text"], "sources": json.loads(r["sources"]),
              "created_at": r["created_at"], "updated_at": r["updated_at"]}
-            for r in ctx.store.query("SELECT * FROM facts WHERE user_id = ? AND kind = ?"
-                                     " ORDER BY id", (user_id, kind))]
+            for r in state_rows.fact_rows(ctx.store, user_id, kind)]
 
 
 def profile_rows(ctx: Context, user_id: str) -> list[dict[str, Any]]:
@@ -72,8 +65,7 @@ def profile_rows(ctx: Context, user_id: str) -> list[dict[str, Any]]:
     return [{"dimension": r["dimension"], "family": r["family"], "level": r["level"],
              "reason": r["reason"], "evidence": json.loads(r["evidence"]),
              "updated_at": r["updated_at"]}
-            for r in ctx.store.query("SELECT * FROM profile WHERE user_id = ?"
-                                     " ORDER BY family, dimension", (user_id,))]
+            for r in state_rows.profile_rows(ctx.store, user_id)]
 
 
 def build_profile(ctx: Context, user_id: str) -> dict[str, Any]:
@@ -85,20 +77,17 @@ def build_profile(ctx: Context, user_id: str) -> dict[str, Any]:
         items = sorted((r for r in rows if r["family"] == family),
                        key=lambda r: order.get(r["dimension"], 999))
         families.append({"family": family, "dimensions": items})
-    notes = ctx.store.query("SELECT kind, text, source, created_at FROM notes WHERE user_id = ?"
-                            " ORDER BY id", (user_id,))
+    notes = state_rows.note_rows(ctx.store, user_id)
     return {"families": families, "count": len(rows), "notes": notes}
 
 
 def build_state(ctx: Context, user_id: str) -> dict[str, Any]:
     """The whole memory of a user: short-term, mid-term, long-term, pending work."""
     cfg = ctx.config
-    short = [page_view(r) for r in ctx.store.query(
-        "SELECT * FROM exchanges WHERE user_id = ? AND tier = 'short' ORDER BY ts, id",
-        (user_id,))]
+    short = [page_view(r) for r in rows_db.short_term_rows(ctx.store, user_id)]
     pending = [page_view(r) for r in pending_pages(ctx, user_id)]
     segments = segment_views(ctx, user_id)
-    user_state = ctx.store.query_one("SELECT * FROM user_state WHERE user_id = ?", (user_id,))
+    user_state = state_rows.user_state_row(ctx.store, user_id)
     pages_total = sum(len(s["pages"]) for s in segments) + len(pending)
     return {
         "user_id": user_id,
@@ -135,8 +124,7 @@ def one_segment(ctx: Context, user_id: str, segment_id: int) -> dict[str, Any]:
 
 def one_page(ctx: Context, user_id: str, page_id: int) -> dict[str, Any]:
     """One exchange or page of this user, with the facts and profile rows it supports."""
-    row = ctx.store.query_one("SELECT * FROM exchanges WHERE id = ? AND user_id = ?",
-                              (page_id, user_id))
+    row = rows_db.exchange_row(ctx.store, user_id, page_id)
     if row is None:
         raise NotFound(f"no page {page_id}")
     view = page_view(row)
@@ -148,6 +136,5 @@ def one_page(ctx: Context, user_id: str, page_id: int) -> dict[str, Any]:
 
 def recent_exchanges(ctx: Context, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
     """The newest exchanges of any tier, oldest first: the chat history."""
-    rows = ctx.store.query("SELECT * FROM exchanges WHERE user_id = ? ORDER BY ts DESC, id DESC"
-                           " LIMIT ?", (user_id, limit))
+    rows = rows_db.recent_exchange_rows(ctx.store, user_id, limit)
     return [page_view(r) for r in reversed(rows)]

@@ -1,0 +1,147 @@
+"""Exchange rows of one user: admission, short-term and mid-term reads, pages, traces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import BaseStore
+from .db import Connection
+
+Rows = list[dict[str, Any]]
+
+
+def _marks(ids: list[int]) -> str:
+    return ",".join("?" * len(ids))
+
+
+# -- admission (inside the caller's transaction) -------------------------------------------
+
+
+def insert_exchange(
+    conn: Connection, user_id: str, user_text: str, assistant_text: str, ts: float,
+    admitted_at: float, source: str, content_key: str,
+) -> int:
+    """Insert one short-term exchange; returns its id."""
+    row = conn.execute(
+        "INSERT INTO exchanges (user_id, user_text, assistant_text, ts, admitted_at, tier,"
+        " source, content_key) VALUES (?, ?, ?, ?, ?, 'short', ?, ?) RETURNING id",
+        (user_id, user_text, assistant_text, ts, admitted_at, source, content_key),
+    ).fetchone()
+    return int(row[0])
+
+
+def short_term_ids(conn: Connection, user_id: str) -> list[int]:
+    """Ids of the user's short-term exchanges, oldest first (dialogue time, then id)."""
+    return [int(r[0]) for r in conn.execute(
+        "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'short' ORDER BY ts, id",
+        (user_id,),
+    )]
+
+
+def move_to_mid_term(conn: Connection, user_id: str, ids: list[int], now: float) -> None:
+    """Turn some of the user's short-term exchanges into pending mid-term pages."""
+    if not ids:
+        return
+    conn.execute(
+        f"UPDATE exchanges SET tier = 'mid', moved_at = ? WHERE user_id = ? AND id IN"
+        f" ({_marks(ids)})", (now, user_id, *ids),
+    )
+
+
+# -- reads ----------------------------------------------------------------------------------
+
+
+def short_term_rows(store: BaseStore, user_id: str) -> Rows:
+    """The user's short-term exchanges, oldest first."""
+    rows: Rows = store.query(
+        "SELECT * FROM exchanges WHERE user_id = ? AND tier = 'short' ORDER BY ts, id",
+        (user_id,))
+    return rows
+
+
+def short_term_count(store: BaseStore, user_id: str) -> int:
+    """How many exchanges the user has in short-term memory."""
+    return int(store.scalar("SELECT count(*) FROM exchanges WHERE user_id = ? AND tier ="
+                            " 'short'", (user_id,)) or 0)
+
+
+def mid_term_count(store: BaseStore, user_id: str) -> int:
+    """How many mid-term pages (filed or pending) the user has."""
+    return int(store.scalar("SELECT count(*) FROM exchanges WHERE user_id = ? AND tier ="
+                            " 'mid'", (user_id,)) or 0)
+
+
+def exchange_row(store: BaseStore, user_id: str, exchange_id: int) -> dict[str, Any] | None:
+    """One exchange of the user, or None."""
+    row: dict[str, Any] | None = store.query_one(
+        "SELECT * FROM exchanges WHERE id = ? AND user_id = ?", (exchange_id, user_id))
+    return row
+
+
+def exchanges_by_id(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Some exchanges of the user by id (ids of other users are left out)."""
+    if not ids:
+        return {}
+    return {r["id"]: r for r in store.query(
+        f"SELECT * FROM exchanges WHERE id IN ({_marks(ids)}) AND user_id = ?",
+        (*ids, user_id))}
+
+
+def filed_page_rows(store: BaseStore, user_id: str, segment_id: int | None = None) -> Rows:
+    """Pages filed in segments (or in one segment), in dialogue order."""
+    only = "" if segment_id is None else " AND segment_id = ?"
+    extra: tuple[int, ...] = () if segment_id is None else (segment_id,)
+    rows: Rows = store.query(
+        "SELECT * FROM exchanges WHERE user_id = ? AND segment_id IS NOT NULL" + only +
+        " ORDER BY ts, id", (user_id, *extra))
+    return rows
+
+
+def recent_exchange_rows(store: BaseStore, user_id: str, limit: int) -> Rows:
+    """The user's newest exchanges of any tier, newest first."""
+    rows: Rows = store.query(
+        "SELECT * FROM exchanges WHERE user_id = ? ORDER BY ts DESC, id DESC LIMIT ?",
+        (user_id, limit))
+    return rows
+
+
+def next_mid_term_page(store: BaseStore, user_id: str, ts: float, after_id: int,
+                       until_ts: float) -> int | None:
+    """The first mid-term page after (ts, after_id) and at most at `until_ts`, or None."""
+    row = store.query_one(
+        "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'mid' AND (ts > ? OR"
+        " (ts = ? AND id > ?)) AND ts <= ? ORDER BY ts, id LIMIT 1",
+        (user_id, ts, ts, after_id, until_ts))
+    return None if row is None else int(row["id"])
+
+
+def content_keys(store: BaseStore, user_id: str) -> set[str]:
+    """Content keys of every exchange of the user (to skip re-imports)."""
+    return {r["content_key"] for r in store.query(
+        "SELECT content_key FROM exchanges WHERE user_id = ?", (user_id,))}
+
+
+def page_overviews(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, str]:
+    """The chain overview of some pages of the user, by id."""
+    if not ids:
+        return {}
+    return {r["id"]: r["overview"] for r in store.query(
+        f"SELECT id, overview FROM exchanges WHERE user_id = ? AND id IN ({_marks(ids)})",
+        (user_id, *ids))}
+
+
+# -- answer traces --------------------------------------------------------------------------
+
+
+def insert_trace(conn: Connection, user_id: str, exchange_id: int, created_at: float,
+                 trace_json: str) -> None:
+    """Store the retrieval trace of one answer, inside the caller's transaction."""
+    conn.execute("INSERT INTO traces (exchange_id, user_id, created_at, trace)"
+                 " VALUES (?, ?, ?, ?)", (exchange_id, user_id, created_at, trace_json))
+
+
+def trace_json(store: BaseStore, user_id: str, exchange_id: int) -> str | None:
+    """The stored trace (JSON text) of one answer of the user, or None."""
+    row = store.query_one("SELECT trace FROM traces WHERE exchange_id = ? AND user_id = ?",
+                          (exchange_id, user_id))
+    return None if row is None else str(row["trace"])
