@@ -65,12 +65,6 @@ def short_term_count(store: BaseStore, user_id: str) -> int:
                             " 'short'", (user_id,)) or 0)
 
 
-def mid_term_count(store: BaseStore, user_id: str) -> int:
-    """How many mid-term pages (filed or pending) the user has."""
-    return int(store.scalar("SELECT count(*) FROM exchanges WHERE user_id = ? AND tier ="
-                            " 'mid'", (user_id,)) or 0)
-
-
 def exchange_row(store: BaseStore, user_id: str, exchange_id: int) -> dict[str, Any] | None:
     """One exchange of the user, or None."""
     row: dict[str, Any] | None = store.query_one(
