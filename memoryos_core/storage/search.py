@@ -1,9 +1,11 @@
-"""Keyword search over one user's mid-term pages: FTS5 matches ranked by BM25."""
+"""Keyword search over one user's mid-term pages: FTS5 matches ranked by BM25 (SQLite), or
+tsvector matches ranked by the user's own document frequencies (PostgreSQL: pg_search)."""
 
 from __future__ import annotations
 
 import re
 
+from . import pg_search
 from .base import BaseStore
 
 _PLAIN = re.compile(r"[a-z0-9]+")  # a word FTS5's unicode61 tokenizer indexes unchanged
@@ -19,6 +21,8 @@ def keyword_search(store: BaseStore, user_id: str, words: list[str], limit: int)
     """Ids of the user's mid-term pages matching any of `words`, best BM25 first."""
     if not words:
         return []
+    if store.dialect == "postgresql":
+        return pg_search.keyword_search(store, user_id, words, limit)
     rows = store.query(
         "SELECT e.id FROM exchanges_fts f JOIN exchanges e ON e.id = f.rowid WHERE"
         " exchanges_fts MATCH ? AND e.user_id = ? AND e.tier = 'mid' ORDER BY"
@@ -49,6 +53,9 @@ def frequent_terms(store: BaseStore, user_id: str, terms: list[str], more_than: 
     are not the user's pages, a lower bound. A term it leaves open is counted (up to the limit).
     """
     unique = list(dict.fromkeys(terms))
+    if store.dialect == "postgresql":  # counted per user with the GIN index
+        counts = pg_search.document_counts(store, user_id, unique, at_most=more_than + 1)
+        return {t for t, n in counts.items() if n > more_than}
     plain = {t for t in unique if _PLAIN.fullmatch(t)}
     store_docs: dict[str, int] = {}
     if plain:
