@@ -21,8 +21,8 @@ from .jobs import Jobs
 from .llm import ChatModel, Embedder, default_chat_model
 from .llm.embedder import SentenceTransformerEmbedder
 from .reembed import check_model
-from .storage import FaissVectorIndex, SQLiteStore
 from .storage import exchanges as rows_db
+from .storage import open_index, open_store
 from .text import count_tokens, strip_think
 
 Progress = Callable[[int, int, str], None]
@@ -74,10 +74,12 @@ class MemoryEngine:
     def __init__(
         self, data_dir: str | Path, chat_model: ChatModel | None = None,
         embedder: Embedder | None = None, config: EngineConfig | None = None,
+        database_url: str | None = None,
     ) -> None:
         self.config = config or EngineConfig()
-        self.store = SQLiteStore(data_dir)
-        self.index = FaissVectorIndex(self.store)
+        # PostgreSQL when a URL is given (or MEMORYOS_DATABASE_URL is set), else the data folder.
+        self.store = open_store(data_dir, database_url)
+        self.index = open_index(self.store)
         self.jobs = Jobs(self.store)
         self._chat_model = chat_model
         self._model_lock = threading.Lock()

@@ -35,6 +35,8 @@ def keyword_search(store: BaseStore, user_id: str, words: list[str], limit: int)
 # user: 0.3 ms, not 1 s, at 10k pages)
 def keyword_document_count(store: BaseStore, user_id: str, term: str, at_most: int) -> int:
     """How many of the user's mid-term pages contain `term`, counted up to `at_most`."""
+    if store.dialect == "postgresql":
+        return pg_search.document_counts(store, user_id, [term], at_most)[term]
     return int(store.scalar(
         "SELECT count(*) FROM (SELECT 1 FROM exchanges_fts f CROSS JOIN exchanges e"
         " INDEXED BY ix_exchanges_user_tier ON e.id = f.rowid WHERE exchanges_fts MATCH ?"
