@@ -54,7 +54,7 @@ def analyse(ctx: Context, user_id: str, force: bool = False,
         _analyse_chunk(ctx, user_id, chunk, report)
         if progress:
             progress(n, len(chunks), "analysis")
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction(user_id) as conn:
         segments.reset_analysed_segments(conn, user_id, seg_ids, time.time())
         ctx.store.log_event(conn, user_id, "analysis", report)
     return report
@@ -94,7 +94,7 @@ def _analyse_chunk(
     fact_rows = [(kind, f) for kind in ("user", "assistant") for f in facts[kind]]
     vecs = ctx.embedder.embed([f["text"] for _, f in fact_rows]) if fact_rows else None
     now = time.time()
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction(user_id) as conn:
         for dim in dims:
             old = persona_rows.profile_entry(conn, user_id, dim["dimension"])
             evidence = sorted(set(dim["evidence"]) | set(old[1] if old else []))

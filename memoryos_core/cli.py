@@ -1,6 +1,6 @@
 """The `memoryos` command: the engine for researchers and scripts (argparse, no web framework).
 
-    memoryos --data-dir DIR --user USER [--set name=value ...] [--base-url URL --model NAME] CMD
+    memoryos [--data-dir DIR | --database-url URL] --user USER [--set name=value ...] [--base-url URL --model NAME] CMD
 
 Every engine error, unreadable file or malformed document ends in one line
 `memoryos: error: ...` on stderr and exit status 1.
@@ -199,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
         " Chat model: --model [--base-url] (key from OPENAI_API_KEY), else the embedded model.")
     p.add_argument("--data-dir", default=os.environ.get("MEMORYOS_DATA_DIR", "memoryos-data"),
                    help="data folder (default: $MEMORYOS_DATA_DIR or ./memoryos-data)")
+    p.add_argument("--database-url", default=os.environ.get("MEMORYOS_DATABASE_URL") or None,
+                   help="PostgreSQL + pgvector URL (postgresql://...) shared by many hosts;"
+                   " default: $MEMORYOS_DATABASE_URL, else SQLite in the data folder")
     p.add_argument("--user", default=os.environ.get("MEMORYOS_USER", "default"),
                    help="user id (default: $MEMORYOS_USER or 'default')")
     p.add_argument("--set", action="append", metavar="NAME=VALUE",

@@ -55,7 +55,8 @@ class Runtime:
         if self._engine is None:
             config = self.config()
             self._engine = MemoryEngine(self.args.data_dir, chat_model=self.chat_model(),
-                                        embedder=self._embedder, config=config)
+                                        embedder=self._embedder, config=config,
+                                        database_url=self.args.database_url or "")
         return self._engine
 
     def progress(self) -> cli_output.ProgressBar:

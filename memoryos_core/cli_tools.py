@@ -45,10 +45,11 @@ def cmd_import_reference(rt: Runtime) -> int:
 def cmd_reembed(rt: Runtime) -> int:
     from .llm.embedder import SentenceTransformerEmbedder
     from .reembed import recorded_model, reembed
-    from .storage import SQLiteStore
+    from .storage import open_store
 
     embedder = SentenceTransformerEmbedder.from_name(rt.args.model)
-    store = SQLiteStore(rt.args.data_dir)  # opened without the model check: it is being moved
+    # opened without the model check: it is being moved
+    store = open_store(rt.args.data_dir, rt.args.database_url or "")
     before = recorded_model(store)
     bar = rt.progress()
     try:
@@ -66,7 +67,8 @@ def cmd_mcp(rt: Runtime) -> int:
     from .mcp_server import run_stdio
 
     engine = rt.engine()
-    note(f"MCP server on stdio for user {rt.user!r}, data in {rt.args.data_dir}")
+    where = "PostgreSQL" if rt.args.database_url else rt.args.data_dir
+    note(f"MCP server on stdio for user {rt.user!r}, data in {where}")
     run_stdio(engine, rt.user)
     return 0
 

@@ -247,7 +247,7 @@ def _file_plan(
     now = time.time()
     report: dict[str, Any] = {"mode": plan.mode, "fallback": fallback, "notes": plan.notes,
                               "pages": [], "segments": []}
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction(user_id) as conn:
         still = segments.still_pending(conn, user_id, [p["id"] for p in batch])
         prev_id = previous["id"] if previous is not None and plan.continues else None
         if prev_id is not None and batch[0]["id"] in still:

@@ -133,7 +133,7 @@ class MemoryEngine:
         check_user(user_id)
         new = check_exchange(self.config, user_text, assistant_text, timestamp)
         vec = self.ctx.embedder.embed([new.page_text])[0]
-        with self.store.transaction() as conn:
+        with self.store.transaction(user_id) as conn:
             exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
             self.store.log_event(conn, user_id, "admission",
                                  {"exchange": exchange_id, "moved_to_mid_term": moved})
@@ -219,7 +219,7 @@ class MemoryEngine:
                      prompt_tokens=p_tok, completion_tokens=c_tok)
         new = check_exchange(self.config, text, answer)
         vec = self.ctx.embedder.embed([new.page_text])[0]
-        with self.store.transaction() as conn:
+        with self.store.transaction(user_id) as conn:
             exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
             record_visits(conn, user_id, trace["used_segments"], time.time())
             rows_db.insert_trace(conn, user_id, exchange_id, time.time(),

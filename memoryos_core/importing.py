@@ -107,7 +107,7 @@ def import_dialogue(
             progress(min(start + EMBED_BATCH, total), total, "embedding")
     ids: list[int] = []
     refs: dict[int, str] = {}
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction(user_id) as conn:
         for (new, item), vec in zip(ready, vectors, strict=True):
             exchange_id, _ = admit(conn, ctx.store, ctx.config, user_id, new, vec)
             ids.append(exchange_id)

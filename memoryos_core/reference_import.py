@@ -263,7 +263,7 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
     short_vecs = [next(vecs) for _ in short]
     fact_vecs = [next(vecs) for _ in facts]
     now = time.time()
-    with ctx.store.transaction() as conn:  # the snapshot joins it: one step, no gap
+    with ctx.store.transaction(user_id) as conn:  # the snapshot joins it: one step, no gap
         saved = versions.snapshot(ctx, user_id, "before MemoryOS data folder import")
         refs: dict[str, int] = {}
         links: list[tuple[int, Any, Any]] = []

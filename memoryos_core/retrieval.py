@@ -83,7 +83,7 @@ def retrieve(
     used_segments = sorted({page_rows[p["id"]]["segment_id"] for p in pages
                             if p.get("selected") and page_rows[p["id"]]["segment_id"]})
     if record and used_segments:
-        with ctx.store.transaction() as conn:
+        with ctx.store.transaction(user_id) as conn:
             record_visits(conn, user_id, used_segments, now)
     for p in pages:
         row = page_rows[p["id"]]

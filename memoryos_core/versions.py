@@ -63,7 +63,7 @@ def snapshot(ctx: Context, user_id: str, label: str) -> dict[str, Any]:
     The memory is read inside the write transaction, so the version is exactly what was
     current; a caller's outer transaction (clear, restore) makes snapshot and change one step.
     """
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction(user_id) as conn:
         doc = export_document(ctx, user_id)
         sizes = counts(doc)
         version = rows.next_version(conn, user_id)
@@ -90,7 +90,7 @@ def load_version(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
 
 def delete_version(ctx: Context, user_id: str, version: int) -> None:
     """Delete one version."""
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction(user_id) as conn:
         if not rows.delete_snapshot(conn, user_id, int(version)):
             raise NotFound(f"version {version} does not exist")
 
@@ -145,7 +145,7 @@ def load_document(
 def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
     """Snapshot "before restore", then replace the memory with the version, in one transaction."""
     doc = load_version(ctx, user_id, version)
-    with ctx.store.transaction() as conn:  # snapshot and wipe: one transaction, no gap
+    with ctx.store.transaction(user_id) as conn:  # snapshot and wipe: one transaction, no gap
         before = snapshot(ctx, user_id, f"before restore of version {version}")
         rows.wipe_memory(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=True)
@@ -156,7 +156,7 @@ def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
 
 def clear(ctx: Context, user_id: str) -> dict[str, Any]:
     """Snapshot "before clear", then empty the user's memory."""
-    with ctx.store.transaction() as conn:  # snapshot and wipe: one transaction, no gap
+    with ctx.store.transaction(user_id) as conn:  # snapshot and wipe: one transaction, no gap
         before = snapshot(ctx, user_id, "before clear")
         rows.wipe_memory(conn, user_id)
         ctx.store.log_event(conn, user_id, "clear", {"saved_as": before["version"]})
@@ -166,7 +166,7 @@ def clear(ctx: Context, user_id: str) -> dict[str, Any]:
 def replace_with_export(ctx: Context, user_id: str, doc: dict[str, Any]) -> dict[str, Any]:
     """Make an export document (of any user) this user's memory; the old one is kept as a version."""
     check_export(doc)
-    with ctx.store.transaction() as conn:
+    with ctx.store.transaction(user_id) as conn:
         before = snapshot(ctx, user_id, "before import of an export")
         rows.wipe_memory(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=False)

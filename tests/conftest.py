@@ -9,6 +9,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # pgserver asks for it
 
 from memoryos_core import EngineConfig, MemoryEngine  # noqa: E402
 from memoryos_core.llm.embedder import SentenceTransformerEmbedder  # noqa: E402

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidInput
 from .base import BaseStore
 from .db import Connection, dialect, is_database_url
 from .sqlite import SQLiteStore
@@ -18,7 +19,8 @@ def database_url(value: str | None = None) -> str | None:
     """The PostgreSQL URL to use: the given one, else MEMORYOS_DATABASE_URL, else None."""
     url = value if value is not None else os.environ.get(DATABASE_URL_ENV) or None
     if url and not is_database_url(url):
-        raise ValueError(f"not a PostgreSQL URL (postgresql://...): {url.split('@')[-1][:60]}")
+        raise InvalidInput("the database URL must start with postgresql:// (got"
+                           f" {url.split('@')[-1][:60]!r})")
     return url or None
 
 
@@ -38,7 +40,7 @@ def open_index(store: BaseStore) -> Any:
         from .pgvectors import PgVectorIndex
 
         return PgVectorIndex(store)  # type: ignore[arg-type]
-    return FaissVectorIndex(store)  # type: ignore[arg-type]
+    return FaissVectorIndex(store)
 
 
 __all__ = ["BaseStore", "Connection", "FaissVectorIndex", "SQLiteStore", "VectorIndex",

@@ -29,7 +29,7 @@ class PgRow(tuple):  # type: ignore[type-arg]
 
     names: dict[str, int]
 
-    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
             return tuple.__getitem__(self, self.names[key])
         return tuple.__getitem__(self, key)
@@ -131,7 +131,8 @@ class PostgresStore(BaseStore):
         if user_id is None and lock is None:
             conn.execute("SELECT pg_advisory_xact_lock(?)", (store_key,))
             return
-        key = lock_key("memoryos-user", user_id) if lock is None else lock_key("memoryos", lock)
+        key = lock_key("memoryos", lock) if lock is not None else lock_key("memoryos-user",
+                                                                           str(user_id))
         conn.execute("SELECT pg_advisory_xact_lock_shared(?)", (store_key,))
         conn.execute("SELECT pg_advisory_xact_lock(?)", (key,))
 
