@@ -118,12 +118,15 @@ class Jobs:
         beating = threading.Event()
 
         def beat() -> None:  # tells other workers this one is alive between progress reports
-            while not beating.wait(max(0.5, self.stale_seconds / 4)):
-                try:
-                    if not rows.heartbeat(self.store, job_id, self.worker_id):
-                        return
-                except Exception:  # a missed beat only risks a takeover; never stop the job
-                    log.warning("job %s: heartbeat failed", job_id[:8], exc_info=True)
+            try:
+                while not beating.wait(max(0.5, self.stale_seconds / 4)):
+                    try:
+                        if not rows.heartbeat(self.store, job_id, self.worker_id):
+                            return
+                    except Exception:  # a missed beat only risks a takeover; never stop the job
+                        log.warning("job %s: heartbeat failed", job_id[:8], exc_info=True)
+            finally:
+                self.store.close()  # this thread's connection, if it opened one
 
         threading.Thread(target=beat, name=f"beat-{job_id[:8]}", daemon=True).start()
         try:

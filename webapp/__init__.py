@@ -98,6 +98,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     mcp.init_app(app)  # /mcp (bearer tokens) and the token pages
     app.register_blueprint(reference_imports.bp)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if url:  # the starting thread serves no requests: give its database connection back
+        app.extensions["memoryos"].store.close()
     return app
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +25,24 @@ def database_url(value: str | None = None) -> str | None:
     return url or None
 
 
+_SHARED: dict[str, BaseStore] = {}
+_SHARED_LOCK = threading.Lock()
+
+
 def open_store(data_dir: str | Path, url: str | None = None) -> BaseStore:
-    """The PostgreSQL store for a URL, else the embedded SQLite file in `data_dir`."""
+    """The PostgreSQL store for a URL, else the embedded SQLite file in `data_dir`.
+
+    One PostgresStore per URL and process: the engine and the accounts share its connections
+    (one per thread), so a host holds as few database connections as it has threads.
+    """
     url = database_url(url)
     if url:
         from .postgres import PostgresStore
 
-        return PostgresStore(url)
+        with _SHARED_LOCK:
+            if url not in _SHARED:
+                _SHARED[url] = PostgresStore(url)
+            return _SHARED[url]
     return SQLiteStore(data_dir)
 
 

@@ -67,10 +67,9 @@ class UsernameExists(Exception):
 def open_accounts(data_dir: str | Path, url: str | None = None) -> BaseStore:
     """The accounts store: the PostgreSQL database for a URL, else users.sqlite3 in `data_dir`."""
     if url:
-        from . import database_url
-        from .postgres import PostgresStore
+        from . import open_store
 
-        return PostgresStore(str(database_url(url)))  # the accounts tables are in its schema
+        return open_store(data_dir, url)  # the accounts tables are in its schema
     from .sqlite import SQLiteStore
 
     return SQLiteStore(data_dir, name=ACCOUNTS_DB_NAME, migrations=ACCOUNT_MIGRATIONS)
@@ -78,7 +77,7 @@ def open_accounts(data_dir: str | Path, url: str | None = None) -> BaseStore:
 
 def write(store: BaseStore, scope: str) -> AbstractContextManager[Any]:
     """An accounts write transaction; on PostgreSQL it serialises only writers of `scope`."""
-    return store.transaction(f"accounts:{scope}")
+    return store.transaction(lock=f"accounts:{scope}")
 
 
 def _unique_violations() -> tuple[type[Exception], ...]:

@@ -30,6 +30,9 @@ class BaseStore:
         """A write transaction: committed on success, rolled back on error."""
         raise NotImplementedError
 
+    def close(self) -> None:
+        """Close this thread's connection (reopened on next use)."""
+
     def schema_version(self) -> int:
         """Highest applied migration number."""
         row = self.connect().execute("SELECT max(version) FROM schema_migrations").fetchone()

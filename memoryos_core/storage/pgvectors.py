@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .postgres import PostgresStore, as_array
+from .postgres import PgConnection, PostgresStore, as_array
 
 
 class PgVectorIndex:
@@ -53,17 +53,30 @@ class PgVectorIndex:
                 f" WHERE user_id = ? AND kind = ? AND item_id = ANY(?)"
                 f" ORDER BY 2 DESC LIMIT ?", (q, user_id, kind, ids, k)).fetchall()
             return [(int(r[0]), float(r[1])) for r in rows]
+        rows = conn.execute(*self._nearest(conn, user_id, kind, q, k)).fetchall()
+        hits = [(int(r[0]), float(r[1])) for r in rows]
+        return sorted(hits, key=lambda h: -h[1])  # relaxed order: re-sort the few hits
+
+    def _nearest(self, conn: PgConnection, user_id: str, kind: str, q: np.ndarray,
+                 k: int) -> tuple[str, tuple[object, ...]]:
+        """The k-nearest query of a namespace (HNSW index made, search settings applied)."""
+        dim = int(q.shape[0])
         self._ensure_index(dim)
         if not conn.in_transaction:
             conn.execute("SET hnsw.iterative_scan = 'relaxed_order'")
             conn.execute(f"SET hnsw.ef_search = {max(int(self.ef_search), k)}")
-        rows = conn.execute(
-            f"SELECT item_id, (vec::vector({dim}) <#> ?::vector({dim})) * -1 AS score"
-            f" FROM vectors WHERE user_id = ? AND kind = ?"
-            f" ORDER BY vec::vector({dim}) <#> ?::vector({dim}) LIMIT ?",
-            (q, user_id, kind, q, k)).fetchall()
-        hits = [(int(r[0]), float(r[1])) for r in rows]
-        return sorted(hits, key=lambda h: -h[1])  # relaxed order: re-sort the few hits
+        return (f"SELECT item_id, (vec::vector({dim}) <#> ?::vector({dim})) * -1 AS score"
+                f" FROM vectors WHERE user_id = ? AND kind = ?"
+                f" ORDER BY vec::vector({dim}) <#> ?::vector({dim}) LIMIT ?",
+                (q, user_id, kind, q, k))
+
+    def uses_hnsw(self, user_id: str, kind: str, query: np.ndarray, k: int) -> bool:
+        """True when PostgreSQL's plan for this search scans the HNSW index (EXPLAIN)."""
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        conn = self.store.connect()
+        sql, params = self._nearest(conn, user_id, kind, q, k)
+        plan = "\n".join(str(r[0]) for r in conn.execute("EXPLAIN " + sql, params).fetchall())
+        return f"ix_vectors_hnsw_{int(q.shape[0])}" in plan
 
     def vectors_of(self, user_id: str, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """Stored vectors of some items of this user."""
