@@ -229,6 +229,17 @@ def kill_and_take_over(hosts: list[Host], size: int) -> dict[str, Any]:
             "stored": user.stored()}
 
 
+def warm_up(hosts: list[Host], n: int) -> None:
+    """Concurrent first turns, so every worker of every host has loaded its models."""
+    errors: list[str] = []
+    users = [User(f"warm{secrets.token_hex(3)}{i}", hosts) for i in range(n)]
+    threads = [threading.Thread(target=_chatter, args=(u, 2, [], errors)) for u in users]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(600)
+
+
 def start_hosts(url: str, servers: int, workers: int, workdir: Path,
                 endpoint: str) -> list[Host]:
     env = {**os.environ, "MEMPLAY_ENV": "production", "HF_HUB_OFFLINE": "1",
@@ -236,7 +247,9 @@ def start_hosts(url: str, servers: int, workers: int, workdir: Path,
            "MEMORYOS_DATABASE_URL": url, "MEMPLAY_CHAT_BASE_URL": endpoint,
            "MEMPLAY_CHAT_MODEL": "scripted", "MEMPLAY_JOB_TAKEOVER_SECONDS": "5",
            "MEMORYOS_CONSOLIDATION": "extractive", "MEMORYOS_ANALYSIS": "extractive",
-           "MEMPLAY_LOGIN_MAX_FAILURES": "1000"}
+           "MEMPLAY_LOGIN_MAX_FAILURES": "1000",
+           # one torch thread per worker: several workers share the cores instead
+           "OMP_NUM_THREADS": "1"}
     hosts = [Host(f"host{n}", workers, env, workdir) for n in range(servers)]
     for host in hosts:
         host.wait_up()
@@ -265,10 +278,7 @@ def run(servers: int, workers: int, users: int, turns: int, import_size: int = 6
     with FaultServer() as model:
         hosts = start_hosts(url, servers, workers, workdir, model.base_url)
         try:
-            warm = User(f"warm{secrets.token_hex(3)}", hosts)  # every host loads its models
-            warm.register()
-            for _ in range(servers * workers * 2):
-                warm.post("/chat.json", {"message": "warm up"})
+            warm_up(hosts, servers * workers * 3)
             report["load"] = load(hosts, users, turns, import_size)
             if kill and servers > 1:
                 report["kill"] = kill_and_take_over(hosts, kill_size)
