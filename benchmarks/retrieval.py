@@ -1,8 +1,10 @@
 """Retrieval speed and scale: engine.retrieve p50/p95 at N stored pages vs. the physical floor.
 
-The store is built directly through SQL (schema of memoryos_core/storage/migrations.py): N
-mid-term pages in segments of 50 pages, page vectors from the real embedder (cached under
-results/cache/ so a rerun skips the embedding), segment vectors from embedding their summaries.
+The store is built in one transaction by memoryos_core/storage/bulk.py (SQLite, or PostgreSQL
+with --database-url / MEMORYOS_DATABASE_URL, where the pages belong to a fresh user deleted at
+the end): N mid-term pages in segments of 50 pages, page vectors from the real embedder
+(cached under results/cache/ so a rerun skips the embedding), segment vectors from embedding
+their summaries.
 `mid_term_capacity` is raised to hold every segment (stated in the settings). Floor, measured in
 the same run on the same vectors, query by query: one query embedding + one flat numpy
 inner-product search (argpartition top-k) over the N x 384 page matrix.
@@ -10,13 +12,16 @@ inner-product search (argpartition top-k) over the N x 384 page matrix.
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from memoryos_core.storage import database_url
+from memoryos_core.storage.snapshots import wipe_memory
 
 from . import common, synthetic
 
@@ -62,9 +67,10 @@ def tiled_vectors(texts: list[str], emb: Any, cache_dir: Path | None, seed: int,
 
 
 def build_store(data_dir: Path, n: int, emb: Any, seed: int, cache_dir: Path | None,
-                progress: bool = False,
-                vectors: str = "embed") -> tuple[Any, np.ndarray, dict[str, float]]:
+                progress: bool = False, vectors: str = "embed", url: str | None = None,
+                user: str = USER) -> tuple[Any, np.ndarray, dict[str, float]]:
     """An engine over a fresh store of n pages for one user; returns (engine, vectors, times)."""
+    from memoryos_core.storage import bulk
     from memoryos_core.text import content_hash, keywords
 
     times: dict[str, float] = {}
@@ -78,47 +84,45 @@ def build_store(data_dir: Path, n: int, emb: Any, seed: int, cache_dir: Path | N
             vecs = page_vectors(texts, emb, cache, progress)
     times["embed_pages_s"] = round(t.s, 2)
     n_seg = -(-n // SEGMENT_SIZE)
-    engine = common.make_engine(data_dir, model=common.instant_model(), emb=emb,
-                                **settings_for(n))
+    engine = make_engine(data_dir, emb, n, url)
     with common.Timer() as t:
-        seg_info = []
+        segments = []
         for s in range(n_seg):
             chunk = rows[s * SEGMENT_SIZE:(s + 1) * SEGMENT_SIZE]
             kws = keywords(" ".join(u + " " + a for _, u, a in chunk), 6)
-            seg_info.append((f"About {chunk[0][0]}: {', '.join(kws[:4])}", kws))
-        seg_vecs = emb.embed([f"{s} {' '.join(k)}" for s, k in seg_info])
+            segments.append({"summary": f"About {chunk[0][0]}: {', '.join(kws[:4])}",
+                             "keywords": kws})
+        seg_vecs = emb.embed([f"{s['summary']} {' '.join(s['keywords'])}" for s in segments])
         now = time.time()
         base_ts = now - n * 600.0
-        with engine.store.transaction() as conn:
-            conn.executemany(
-                "INSERT INTO segments (id, user_id, summary, keywords, n_visit, l_interaction,"
-                " last_visit, created_at, updated_at, analysed_at) VALUES"
-                " (?, ?, ?, ?, 0, 0, ?, ?, ?, ?)",
-                [(s + 1, USER, summ, json.dumps(k), now, now, now, now)
-                 for s, (summ, k) in enumerate(seg_info)])
-            page_rows = []
-            for i, (_, u, a) in enumerate(rows):
-                seg = i // SEGMENT_SIZE
-                first, last = seg * SEGMENT_SIZE, min(n, (seg + 1) * SEGMENT_SIZE) - 1
-                ts = base_ts + i * 600.0
-                page_rows.append((
-                    i + 1, USER, u, a, ts, now, seg + 1, i if i > first else None,
-                    i + 2 if i < last else None, f"Conversation about {rows[i][0]}",
-                    json.dumps(keywords(u + " " + a, 8)), content_hash(u, a, f"{ts:.0f}"), now))
-            conn.executemany(
-                "INSERT INTO exchanges (id, user_id, user_text, assistant_text, ts, admitted_at,"
-                " tier, segment_id, prev_id, next_id, overview, keywords, analysed, source,"
-                " content_key, moved_at) VALUES (?, ?, ?, ?, ?, ?, 'mid', ?, ?, ?, ?, ?, 1,"
-                " 'benchmark', ?, ?)", page_rows)
-            conn.executemany(
-                "INSERT INTO vectors (user_id, kind, item_id, vec) VALUES (?, 'page', ?, ?)",
-                [(USER, i + 1, vecs[i].tobytes()) for i in range(n)])
-            conn.executemany(
-                "INSERT INTO vectors (user_id, kind, item_id, vec) VALUES (?, 'segment', ?, ?)",
-                [(USER, s + 1, seg_vecs[s].tobytes()) for s in range(n_seg)])
+        pages = []
+        for i, (topic, u, a) in enumerate(rows):
+            ts = base_ts + i * 600.0
+            pages.append({"user_text": u, "assistant_text": a, "ts": ts,
+                          "segment": i // SEGMENT_SIZE, "overview": f"Conversation about {topic}",
+                          "keywords": keywords(u + " " + a, 8),
+                          "content_key": content_hash(u, a, f"{ts:.0f}")})
+        bulk.load_pages(engine.store, user, segments, pages, vecs, seg_vecs, now)
     times["insert_s"] = round(t.s, 2)
     engine.store.close()
     return engine, vecs, times
+
+
+def make_engine(data_dir: Path, emb: Any, n: int, url: str | None) -> Any:
+    """The benchmark's engine: over `data_dir` (SQLite) or the database at `url`."""
+    from memoryos_core import EngineConfig, MemoryEngine
+
+    config = EngineConfig.from_env().replace(**settings_for(n))  # MEMORYOS_<NAME> apply too
+    return MemoryEngine(data_dir, chat_model=common.instant_model(), embedder=emb,
+                        config=config, database_url=url)
+
+
+def index_kind(engine: Any, user: str, qvec: np.ndarray, k: int) -> str:
+    """How the page search ran: FAISS flat/hnsw, or pgvector's HNSW index (from EXPLAIN)."""
+    if engine.store.dialect == "postgresql":
+        return "pgvector-hnsw" if engine.index.uses_hnsw(user, "page", qvec, k) else \
+            "pgvector-exact"
+    return "hnsw" if engine.index._spaces[(user, "page")].approximate else "flat"
 
 
 def settings_for(n: int) -> dict[str, Any]:
@@ -137,59 +141,79 @@ def floor_search(mat: np.ndarray, qvec: np.ndarray, k: int) -> np.ndarray:
 
 def measure(n: int, n_queries: int = 50, seed: int = 7, emb: Any = None,
             cache_dir: Path | None = None, progress: bool = False,
-            vectors: str = "embed") -> dict[str, Any]:
-    """Build a store of n pages, then time retrieve and the floor query by query."""
+            vectors: str = "embed", url: str | None = None) -> dict[str, Any]:
+    """Build a store of n pages, then time retrieve and the floor query by query.
+
+    On PostgreSQL (`url`) the pages belong to a new user id, deleted again at the end, so
+    runs on one database do not meet.
+    """
     emb = emb or common.embedder()
     qs = synthetic.queries(n_queries + 3)
+    user = f"{USER}-{uuid.uuid4().hex[:8]}" if url else USER
     with tempfile.TemporaryDirectory(prefix="memoryos-bench-") as tmp:
         data = Path(tmp) / "data"
-        _, mat, times = build_store(data, n, emb, seed, cache_dir, progress, vectors)
+        _, mat, times = build_store(data, n, emb, seed, cache_dir, progress, vectors, url, user)
         with common.Timer() as t_open:
-            engine = common.make_engine(data, model=common.instant_model(), emb=emb,
-                                        **settings_for(n))
-        with common.Timer() as t_first:
-            engine.retrieve(USER, qs[0], record=False)
-        for q in qs[1:3]:  # warm-up
-            engine.retrieve(USER, q, record=False)
-            floor_search(mat, emb.embed([q])[0], engine.config.top_pages * 3)
-        total, no_embed, floor, floor_no_embed, selected = [], [], [], [], []
-        k = engine.config.top_pages * 3
-        for q in qs[3:]:
-            t0 = time.perf_counter()
-            trace = engine.retrieve(USER, q, record=False)
-            total.append(time.perf_counter() - t0)
-            no_embed.append(total[-1] - trace["timings_ms"]["embed"] / 1000)
-            selected.append(sum(1 for p in trace["pages"] if p["selected"]))
-            t0 = time.perf_counter()
-            qv = emb.embed([q])[0]
-            t1 = time.perf_counter()
-            floor_search(mat, qv, k)
-            t2 = time.perf_counter()
-            floor.append(t2 - t0)
-            floor_no_embed.append(t2 - t1)
-        index_kind = "hnsw" if engine.index._spaces[(USER, "page")].approximate else "flat"
-        engine.store.close()
-    prod, base = common.summary_ms(total), common.summary_ms(floor)
+            engine = make_engine(data, emb, n, url)
+        try:
+            result = _time_queries(engine, user, qs, mat, emb)
+        finally:
+            if url:
+                with engine.store.transaction(user) as conn:
+                    wipe_memory(conn, user)
+            engine.store.close()
+    prod, base = common.summary_ms(result["total"]), common.summary_ms(result["floor"])
+    no_embed = common.summary_ms(result["no_embed"])
     return {
-        "pages": n, "segments": -(-n // SEGMENT_SIZE), "queries": len(total),
+        "pages": n, "segments": -(-n // SEGMENT_SIZE), "queries": len(result["total"]),
+        "backend": "postgresql" if url else "sqlite",
         "vectors": "embedded" if vectors != "tiled" or n <= TILE_BASE else
         f"first {TILE_BASE} embedded, the rest noisy copies (cos ~0.96)",
         "p50_ms": prod["p50_ms"], "p95_ms": prod["p95_ms"],
         "floor_p50_ms": base["p50_ms"], "floor_p95_ms": base["p95_ms"],
         "ratio_p50": common.ratio(prod["p50_ms"], base["p50_ms"]),
         "ratio_p95": common.ratio(prod["p95_ms"], base["p95_ms"]),
-        "p50_no_embed_ms": common.summary_ms(no_embed)["p50_ms"],
-        "p95_no_embed_ms": common.summary_ms(no_embed)["p95_ms"],
-        "floor_p50_no_embed_ms": common.summary_ms(floor_no_embed)["p50_ms"],
-        "open_store_s": round(t_open.s + t_first.s, 3), "engine_init_s": round(t_open.s, 3),
-        "first_query_s": round(t_first.s, 3),
-        "page_index": index_kind, "pages_selected_median": float(np.median(selected)),
+        "p50_no_embed_ms": no_embed["p50_ms"], "p95_no_embed_ms": no_embed["p95_ms"],
+        "floor_p50_no_embed_ms": common.summary_ms(result["floor_no_embed"])["p50_ms"],
+        "open_store_s": round(t_open.s + result["first_s"], 3),
+        "engine_init_s": round(t_open.s, 3), "first_query_s": round(result["first_s"], 3),
+        "page_index": result["index"],
+        "pages_selected_median": float(np.median(result["selected"])),
         "target_ratio_p50": 2.0, "target_met": prod["p50_ms"] <= 2.0 * base["p50_ms"],
         **times,
     }
 
 
-def plot(runs: list[dict[str, Any]], out: Path | None) -> str | None:
+def _time_queries(engine: Any, user: str, qs: list[str], mat: np.ndarray,
+                  emb: Any) -> dict[str, Any]:
+    """The first query, two warm-ups, then retrieve and the floor timed query by query."""
+    with common.Timer() as t_first:
+        engine.retrieve(user, qs[0], record=False)
+    for q in qs[1:3]:  # warm-up
+        engine.retrieve(user, q, record=False)
+        floor_search(mat, emb.embed([q])[0], engine.config.top_pages * 3)
+    total, no_embed, floor, floor_no_embed, selected = [], [], [], [], []
+    k = engine.config.top_pages * 3
+    for q in qs[3:]:
+        t0 = time.perf_counter()
+        trace = engine.retrieve(user, q, record=False)
+        total.append(time.perf_counter() - t0)
+        no_embed.append(total[-1] - trace["timings_ms"]["embed"] / 1000)
+        selected.append(sum(1 for p in trace["pages"] if p["selected"]))
+        t0 = time.perf_counter()
+        qv = emb.embed([q])[0]
+        t1 = time.perf_counter()
+        floor_search(mat, qv, k)
+        t2 = time.perf_counter()
+        floor.append(t2 - t0)
+        floor_no_embed.append(t2 - t1)
+    index = index_kind(engine, user, emb.embed([qs[0]])[0], k)
+    return {"total": total, "no_embed": no_embed, "floor": floor,
+            "floor_no_embed": floor_no_embed, "selected": selected, "first_s": t_first.s,
+            "index": index}
+
+
+def plot(runs: list[dict[str, Any]], out: Path | None, name: str = "retrieval") -> str | None:
     """Latency vs. size (log-log): retrieve p50/p95, without embedding, and the floor."""
     plt = common.pyplot()
     if plt is None or not runs:
@@ -206,7 +230,7 @@ def plot(runs: list[dict[str, Any]], out: Path | None) -> str | None:
     ax.set_title("Retrieval latency vs. store size")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    path = common.plot_path("retrieval_latency", out)
+    path = common.plot_path(f"{name}_latency", out)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -214,24 +238,32 @@ def plot(runs: list[dict[str, Any]], out: Path | None) -> str | None:
 
 
 def run(sizes: list[int], n_queries: int = 50, emb: Any = None, out: Path | None = None,
-        progress: bool = False, write: bool = True, vectors: str = "embed") -> dict[str, Any]:
-    """Measure every size; write JSON + Markdown + plot; return the result."""
+        progress: bool = False, write: bool = True, vectors: str = "embed",
+        url: str | None = None) -> dict[str, Any]:
+    """Measure every size; write JSON + Markdown + plot; return the result.
+
+    `url`: a PostgreSQL database (else MEMORYOS_DATABASE_URL, else SQLite in a temporary
+    folder); its reports are results/retrieval_postgresql.*, SQLite's results/retrieval.*.
+    """
     emb = emb or common.embedder()
+    url = database_url(url)
+    name = "retrieval_postgresql" if url else "retrieval"
     cache = (out or common.RESULTS) / "cache"
-    runs = [measure(n, n_queries, emb=emb, cache_dir=cache, progress=progress, vectors=vectors)
-            for n in sizes]
+    runs = [measure(n, n_queries, emb=emb, cache_dir=cache, progress=progress, vectors=vectors,
+                    url=url) for n in sizes]
     result = common.envelope(
         "retrieval", {"sizes": sizes, "queries": n_queries, "segment_size": SEGMENT_SIZE,
                       "engine": settings_for(max(sizes)), "strategy": "memoryos",
-                      "record": False, "store_built_by": "direct SQL inserts (migrations schema)",
-                      "vectors": vectors},
+                      "record": False, "backend": "postgresql" if url else "sqlite",
+                      "store_built_by": "storage.bulk.load_pages (segments, chained pages,"
+                      " vectors in one transaction)", "vectors": vectors},
         {"embedder": emb.name})
     result["runs"] = runs
     result["reference_stated"] = {k: v for k, v in common.REFERENCE.items() if "retrieval" in k}
     if len(runs) == 1:
         result.update(runs[0])
     if write:
-        result["plot"] = plot(runs, out)
+        result["plot"] = plot(runs, out, name)
         md = common.markdown_table(runs, ["pages", "p50_ms", "p95_ms", "floor_p50_ms",
                                           "ratio_p50", "p50_no_embed_ms",
                                           "floor_p50_no_embed_ms", "open_store_s",
@@ -240,10 +272,11 @@ def run(sizes: list[int], n_queries: int = 50, emb: Any = None, out: Path | None
                " inner product over the same page vectors, measured query by query in the same"
                " run). Target: ratio_p50 <= 2 at 10k pages. Reference (stated, not measured"
                " here): 748 ms at 1k, 8.6 s at 10k. open_store_s = engine start + first query"
-               " (which loads the vectors from SQLite and builds the FAISS indexes).\n")
+               " (SQLite: loads the vectors and builds the FAISS indexes; PostgreSQL: builds"
+               " the pgvector HNSW index when the database has none yet).\n")
         if result.get("plot"):
-            md += "\n![latency vs size](retrieval_latency.png)\n"
-        result["files"] = common.write_report("retrieval", result, md, out)
+            md += f"\n![latency vs size]({name}_latency.png)\n"
+        result["files"] = common.write_report(name, result, md, out)
     return result
 
 
@@ -255,6 +288,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--vectors", choices=("embed", "tiled"), default="embed",
                         help="embed every page (cached under results/cache), or embed 10k and"
                         " tile them with noise beyond (fast 100k stores)")
+    parser.add_argument("--database-url", default=None,
+                        help="measure on this PostgreSQL database (default: MEMORYOS_DATABASE_URL,"
+                        " else SQLite in a temporary folder)")
     args = parser.parse_args(argv)
     if args.sizes:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -263,7 +299,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     else:
         sizes = [1000] if args.quick else [1000, 10000]
     result = run(sizes, args.queries, out=args.out, progress=not args.json,
-                 vectors=args.vectors)
+                 vectors=args.vectors, url=args.database_url)
     lines = [f"{r['pages']:>7} pages: p50 {r['p50_ms']:.1f} ms (floor {r['floor_p50_ms']:.1f},"
              f" x{r['ratio_p50']}), p95 {r['p95_ms']:.1f} ms, w/o embedding"
              f" {r['p50_no_embed_ms']:.1f} ms, open {r['open_store_s']}s (incl. first query"

@@ -94,9 +94,10 @@ def _insert_rows(conn: Any, table: str, columns: Sequence[str],
 
 
 def analyze(store: BaseStore) -> None:
-    """Refresh the planner statistics after a bulk load (PostgreSQL; SQLite keeps its plans)."""
+    """After a bulk load on PostgreSQL: planner statistics, and the visibility map (VACUUM) that
+    lets counts of a user's rows read the index alone. SQLite keeps its plans."""
     if store.dialect != "postgresql":
         return
     conn = store.connect()
     for table in ("segments", "exchanges", "vectors"):
-        conn.execute(f"ANALYZE {table}")
+        conn.execute(f"VACUUM (ANALYZE) {table}")

@@ -62,9 +62,13 @@ class PgVectorIndex:
         """The k-nearest query of a namespace (HNSW index made, search settings applied)."""
         dim = int(q.shape[0])
         self._ensure_index(dim)
-        if not conn.in_transaction:
-            conn.execute("SET hnsw.iterative_scan = 'relaxed_order'")
-            conn.execute(f"SET hnsw.ef_search = {max(int(self.ef_search), k)}")
+        ef = max(int(self.ef_search), k)
+        if not conn.in_transaction and getattr(conn, "hnsw_ef_search", None) != ef:
+            # session settings, made once per connection (not inside a transaction, which
+            # could roll them back): one round trip fewer per search
+            conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false),"
+                         " set_config('hnsw.ef_search', ?, false)", (str(ef),))
+            conn.hnsw_ef_search = ef  # type: ignore[attr-defined]
         return (f"SELECT item_id, (vec::vector({dim}) <#> ?::vector({dim})) * -1 AS score"
                 f" FROM vectors WHERE user_id = ? AND kind = ?"
                 f" ORDER BY vec::vector({dim}) <#> ?::vector({dim}) LIMIT ?",
