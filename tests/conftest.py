@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # pgserver asks for it
+os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())  # pgserver asks for one (0700)
 
 from memoryos_core import EngineConfig, MemoryEngine  # noqa: E402
 from memoryos_core.llm.embedder import SentenceTransformerEmbedder  # noqa: E402

@@ -95,7 +95,10 @@ class PostgresStore(BaseStore):
             conn = PgConnection(raw)
             if not _has_vector(conn):  # the first process on a new database enables pgvector
                 with _EXTENSION_LOCK:
-                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                    try:
+                        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                    except psycopg.errors.UniqueViolation:
+                        pass  # another process created it at the same moment
             register_vector(raw)
             self._local.conn = conn
         return conn
