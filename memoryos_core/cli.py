@@ -1,6 +1,7 @@
 """The `memoryos` command: the engine for researchers and scripts (argparse, no web framework).
 
-    memoryos [--data-dir DIR | --database-url URL] --user USER [--set name=value ...] [--base-url URL --model NAME] CMD
+    memoryos [--data-dir DIR | --database-url URL] --user USER
+             [--set name=value ...] [--base-url URL --model NAME] CMD
 
 Every engine error, unreadable file or malformed document ends in one line
 `memoryos: error: ...` on stderr and exit status 1.
