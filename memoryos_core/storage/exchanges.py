@@ -76,9 +76,11 @@ def exchanges_by_id(store: BaseStore, user_id: str, ids: list[int]) -> dict[int,
     """Some exchanges of the user by id (ids of other users are left out)."""
     if not ids:
         return {}
+    # By primary key, the user checked per row: with `user_id = ?` in the SQL, SQLite (no
+    # statistics) walks all the user's rows through the (user_id, content_key) index instead,
+    # 45 ms for 120 ids at 100k pages rather than 1 ms.
     return {r["id"]: r for r in store.query(
-        f"SELECT * FROM exchanges WHERE id IN ({_marks(ids)}) AND user_id = ?",
-        (*ids, user_id))}
+        f"SELECT * FROM exchanges WHERE id IN ({_marks(ids)})", ids) if r["user_id"] == user_id}
 
 
 def filed_page_rows(store: BaseStore, user_id: str, segment_id: int | None = None) -> Rows:
@@ -119,9 +121,10 @@ def page_overviews(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, 
     """The chain overview of some pages of the user, by id."""
     if not ids:
         return {}
+    # by primary key, the user checked per row (see exchanges_by_id)
     return {r["id"]: r["overview"] for r in store.query(
-        f"SELECT id, overview FROM exchanges WHERE user_id = ? AND id IN ({_marks(ids)})",
-        (user_id, *ids))}
+        f"SELECT id, user_id, overview FROM exchanges WHERE id IN ({_marks(ids)})", ids)
+        if r["user_id"] == user_id}
 
 
 # -- answer traces --------------------------------------------------------------------------

@@ -113,8 +113,9 @@ class SQLiteStore(BaseStore):
         if not rows:
             return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32), after_seq
         ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        vecs = np.vstack([np.frombuffer(r[2], dtype=np.float32) for r in rows])
-        return ids, vecs, int(rows[-1][0])
+        # the blobs joined once and read as one matrix (not 100k small arrays stacked)
+        vecs = np.frombuffer(b"".join([r[2] for r in rows]), dtype=np.float32)
+        return ids, vecs.reshape(len(rows), -1), int(rows[-1][0])
 
     def get_vectors(self, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """Stored vectors of some items."""

@@ -1,7 +1,16 @@
-"""FAISS indexes per (user, kind), built from stored vectors on first use, then kept up to date."""
+"""FAISS search per (user, kind), over stored vectors loaded on first use, then kept up to date.
+
+A namespace keeps its vectors in one float32 matrix (rows in the order they were stored). Up to
+HNSW_THRESHOLD vectors it is searched exactly (FAISS's flat inner product over the matrix, no
+copy). Above it an HNSW index is built in a background thread on the first full search; until
+it is ready every search is the same exact scan, so opening a large store costs one load of its
+vectors, never a wait for the index, and no other user waits on the build.
+"""
 
 from __future__ import annotations
 
+import atexit
+import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,8 +21,13 @@ import numpy as np
 
 from .base import BaseStore
 
+log = logging.getLogger(__name__)
+
 # Above this many vectors a namespace switches from exact flat search to HNSW.
 HNSW_THRESHOLD = 50_000
+HNSW_M = 32  # graph links per vector
+HNSW_EF_SEARCH = 128
+BUILD_CHUNK = 4096  # vectors a background build adds between checks for a stop
 
 
 class VectorIndex(Protocol):
@@ -41,65 +55,150 @@ class VectorIndex(Protocol):
 
 @dataclass
 class _Namespace:
+    """One (user, kind): its vectors as matrix rows, and the HNSW index once built."""
+
     epoch: int
-    seq: int
-    index: Any
-    vectors: dict[int, np.ndarray] = field(default_factory=dict)
-    approximate: bool = False
+    seq: int = 0
+    n: int = 0  # rows in use
+    ids: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    mat: np.ndarray = field(default_factory=lambda: np.empty((0, 0), dtype=np.float32))
+    # capacity x dim: rows [0, n) are the vectors
+    row_of: dict[int, int] = field(default_factory=dict)  # item id -> row
+    index: Any = None  # HNSW over every row (approximate namespaces, once built)
+    approximate: bool = False  # above HNSW_THRESHOLD: HNSW built or being built
+    generation: int = 0  # bumped when the rows change in place: a running build is dropped
+    building: threading.Thread | None = None
+    build_failed: bool = False
+
+    def append(self, ids: np.ndarray, vecs: np.ndarray) -> bool:
+        """Add rows (a known item replaces its row); True when an existing row changed."""
+        vecs = np.ascontiguousarray(vecs, dtype=np.float32)
+        if self.n == 0:  # the first load: its arrays become the namespace's (no copy)
+            self.mat, self.ids, self.n = vecs, np.asarray(ids, dtype=np.int64), len(ids)
+            self.row_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
+            return False
+        fresh = [j for j, i in enumerate(ids.tolist()) if i not in self.row_of]
+        replaced = len(fresh) < len(ids)
+        if replaced:  # a copy: a running build or a caller may hold the old rows
+            self.mat = self.mat.copy()
+            for j, item in enumerate(ids.tolist()):
+                if item in self.row_of:
+                    self.mat[self.row_of[item]] = vecs[j]
+            ids, vecs = ids[fresh], vecs[fresh]
+        if len(ids):
+            self._reserve(self.n + len(ids), vecs.shape[1])
+            self.mat[self.n:self.n + len(ids)] = vecs
+            self.ids[self.n:self.n + len(ids)] = ids
+            for j, item in enumerate(ids.tolist(), start=self.n):
+                self.row_of[item] = j
+            self.n += len(ids)
+        return replaced
+
+    def _reserve(self, rows: int, dim: int) -> None:
+        """Room for `rows` rows (new arrays: the loaded ones may be read-only and shared)."""
+        if rows <= len(self.mat) and self.mat.flags.writeable:
+            return
+        mat = np.empty((max(rows, 2 * self.n), dim), dtype=np.float32)  # appends: O(1) amortised
+        ids = np.empty(len(mat), dtype=np.int64)
+        mat[:self.n] = self.mat[:self.n]
+        ids[:self.n] = self.ids[:self.n]
+        self.mat, self.ids = mat, ids
+
+    def rows(self) -> np.ndarray:
+        """The vectors in use (a view)."""
+        return self.mat[:self.n]
 
 
 class FaissVectorIndex:
-    """FAISS indexes synchronised with the SQLite vectors table (also across processes)."""
+    """FAISS search synchronised with the SQLite vectors table (also across processes).
 
-    def __init__(self, store: BaseStore) -> None:
+    `background=False` builds HNSW indexes in the searching thread (tests; the old behaviour).
+    """
+
+    def __init__(self, store: BaseStore, background: bool = True) -> None:
         self.store = store
+        self.background = background
         self._spaces: dict[tuple[str, str], _Namespace] = {}
         self._lock = threading.Lock()
         faiss.omp_set_num_threads(1)  # single queries are faster without thread start-up
 
     def _sync(self, user_id: str, kind: str) -> _Namespace:
-        """Bring the namespace up to date: add new vectors, rebuild after deletions."""
+        """Bring the namespace up to date: add new vectors, reload after deletions."""
         key = (user_id, kind)
         epoch = self.store.vector_epoch(user_id, kind)
         space = self._spaces.get(key)
         if space is None or space.epoch != epoch:
-            space = _Namespace(epoch=epoch, seq=0, index=None)
+            space = _Namespace(epoch=epoch)  # a build of the old one is dropped when it ends
             self._spaces[key] = space
         elif self.store.max_vector_seq(user_id, kind) == space.seq:
             return space
         ids, vecs, seq = self.store.vectors_since(user_id, kind, space.seq)
         if len(ids):
-            replaced = any(int(i) in space.vectors for i in ids)
-            for item, vec in zip(ids.tolist(), vecs, strict=True):
-                space.vectors[int(item)] = vec
-            if space.index is not None:
-                crossed = not space.approximate and len(space.vectors) > HNSW_THRESHOLD
-                if replaced or crossed:
-                    space.index = None  # rebuilt by the next full search
-                else:
-                    space.index.add_with_ids(np.ascontiguousarray(vecs), ids)
+            old_n = space.n
+            if space.append(ids, vecs):
+                space.index, space.building = None, None  # rows changed: build again
+                space.generation += 1
+            elif space.index is not None:
+                space.index.add_with_ids(space.mat[old_n:space.n], space.ids[old_n:space.n])
         space.seq = seq
         return space
 
-    @staticmethod
-    def _rebuild(space: _Namespace) -> None:
-        if not space.vectors:
-            space.index = None
+    def _start_build(self, key: tuple[str, str], space: _Namespace) -> None:
+        """Build the HNSW index of a large namespace (in the background when configured)."""
+        space.approximate = True
+        ids, mat, generation = space.ids[:space.n].copy(), space.rows(), space.generation
+        if not self.background:
+            index = _new_hnsw(mat.shape[1])
+            index.add_with_ids(np.ascontiguousarray(mat), ids)
+            self._install(key, space, generation, index)
             return
-        ids = np.fromiter(space.vectors.keys(), dtype=np.int64, count=len(space.vectors))
-        mat = np.ascontiguousarray(np.vstack(list(space.vectors.values())), dtype=np.float32)
-        dim = mat.shape[1]
-        base: Any
-        if len(ids) > HNSW_THRESHOLD:
-            base = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
-            base.hnsw.efSearch = 128
-            space.approximate = True
-        else:
-            base = faiss.IndexFlatIP(dim)
-            space.approximate = False
-        index = faiss.IndexIDMap2(base)
-        index.add_with_ids(mat, ids)
-        space.index = index
+
+        def stale() -> bool:
+            return _STOP.is_set() or self._spaces.get(key) is not space \
+                or space.generation != generation
+
+        def build() -> None:
+            try:
+                faiss.omp_set_num_threads(1)  # this thread's setting: one core, no thread pool
+                index = _new_hnsw(mat.shape[1])
+                # in chunks: between them a dropped namespace or the process's exit stops it
+                for start in range(0, len(ids), BUILD_CHUNK):
+                    if stale():
+                        return
+                    index.add_with_ids(np.ascontiguousarray(mat[start:start + BUILD_CHUNK]),
+                                       ids[start:start + BUILD_CHUNK])
+            except Exception:  # noqa: BLE001 - searches stay exact; logged, not retried
+                log.exception("building the HNSW index of %s vectors failed", key[1])
+                with self._lock:
+                    if space.generation == generation:
+                        space.building, space.build_failed = None, True
+                return
+            finally:
+                _BUILDERS.discard(threading.current_thread())
+            with self._lock:
+                self._install(key, space, generation, index)
+
+        space.building = threading.Thread(target=build, name=f"hnsw-{key[1]}", daemon=True)
+        _BUILDERS.add(space.building)
+        space.building.start()
+
+    def _install(self, key: tuple[str, str], space: _Namespace, generation: int,
+                 index: Any) -> None:
+        """Put a built index in use, with the rows stored since its build began (under lock)."""
+        if self._spaces.get(key) is not space or space.generation != generation:
+            return  # forgotten, reloaded or rows changed meanwhile: a newer build follows
+        built = index.ntotal
+        if space.n > built:
+            index.add_with_ids(space.mat[built:space.n], space.ids[built:space.n])
+        space.index, space.building = index, None
+
+    def join_builds(self, timeout: float | None = None) -> bool:
+        """Wait for running index builds; True when none is left (tests, benchmarks)."""
+        with self._lock:
+            threads = [s.building for s in self._spaces.values() if s.building is not None]
+        for thread in threads:
+            thread.join(timeout)
+        return not any(t.is_alive() for t in threads)
 
     def search(
         self, user_id: str, kind: str, query: np.ndarray, k: int,
@@ -108,37 +207,74 @@ class FaissVectorIndex:
         """(item id, inner product) pairs, best first, optionally among some ids only."""
         with self._lock:
             space = self._sync(user_id, kind)
-            if not space.vectors or k <= 0:
+            if not space.n or k <= 0:
                 return []
             q = np.asarray(query, dtype=np.float32).reshape(1, -1)
             if among is not None:
                 # A small candidate set is scored exactly from the cached vectors.
-                wanted = [i for i in among if i in space.vectors]
+                wanted = [i for i in among if i in space.row_of]
                 if not wanted:
                     return []
-                mat = np.vstack([space.vectors[i] for i in wanted])
+                mat = space.mat[[space.row_of[i] for i in wanted]]
                 scores = mat @ q[0]
                 order = np.argsort(-scores)[:k]
                 return [(wanted[j], float(scores[j])) for j in order]
-            if space.index is None:  # built on the first full search, not on open
-                self._rebuild(space)
-            k = min(k, space.index.ntotal)
-            scores, ids = space.index.search(q, k)
-            return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+            k = min(k, space.n)
+            if space.index is not None:
+                scores, found = space.index.search(q, k)
+            else:
+                if space.n > HNSW_THRESHOLD and space.building is None \
+                        and not space.build_failed:
+                    self._start_build((user_id, kind), space)
+                if space.index is not None:  # built just now (background=False)
+                    scores, found = space.index.search(q, k)
+                else:  # exact: what IndexFlatIP computes, over the matrix itself
+                    scores, rows = faiss.knn(q, space.rows(), k,
+                                             metric=faiss.METRIC_INNER_PRODUCT)
+                    found = np.where(rows >= 0, space.ids[np.maximum(rows, 0)], -1)
+            return [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)
+                    if i >= 0]
 
     def vectors_of(self, user_id: str, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
-        """Cached vectors of some items (synchronised first)."""
+        """Cached vectors of some items (synchronised first; read-only views)."""
         with self._lock:
             space = self._sync(user_id, kind)
-            return {i: space.vectors[i] for i in item_ids if i in space.vectors}
+            out: dict[int, np.ndarray] = {}
+            for i in item_ids:
+                row = space.row_of.get(i)
+                if row is not None:
+                    vec = space.mat[row]
+                    vec.flags.writeable = False
+                    out[i] = vec
+            return out
 
     def size(self, user_id: str, kind: str) -> int:
         """Vectors in the namespace."""
         with self._lock:
-            return len(self._sync(user_id, kind).vectors)
+            return self._sync(user_id, kind).n
 
     def forget(self, user_id: str) -> None:
         """Drop the cached indexes of a user (they are rebuilt on next use)."""
         with self._lock:
             for key in [k for k in self._spaces if k[0] == user_id]:
                 del self._spaces[key]
+
+
+def _new_hnsw(dim: int) -> Any:
+    """An empty HNSW inner-product index whose vectors are labelled with item ids."""
+    base = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+    base.hnsw.efSearch = HNSW_EF_SEARCH
+    return faiss.IndexIDMap2(base)
+
+
+def _stop_builds() -> None:
+    """At exit: let running builds stop after their chunk (a thread inside FAISS when the
+    interpreter goes away would abort the process)."""
+    _STOP.set()
+    for thread in list(_BUILDERS):
+        thread.join()
+
+
+_STOP = threading.Event()
+_BUILDERS: set[threading.Thread] = set()
+atexit.register(_stop_builds)
