@@ -26,12 +26,19 @@ COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of the user's pages ranks 
 COMMON_TERM_FLOOR = 50  # ... and in more than this many of them
 
 
-def distinctive_words(ctx: Context, user_id: str, words: list[str]) -> list[str]:
-    """Keywords not in a large share of the user's mid-term pages (cheap BM25 pre-filter)."""
+def mid_term_pages(ctx: Context, user_id: str) -> int:
+    """How many mid-term pages the user has."""
+    # every page has one vector: the index counts the user's pages at no cost (SQL: O(pages))
+    return max(0, ctx.index.size(user_id, "page") - rows_db.short_term_count(ctx.store, user_id))
+
+
+def distinctive_words(ctx: Context, user_id: str, words: list[str],
+                      total: int | None = None) -> list[str]:
+    """Keywords not in a large share of the user's `total` mid-term pages (cheap BM25
+    pre-filter); `total` is counted when not given."""
     if not words:
         return []
-    # every page has one vector: the index counts the user's pages at no cost (SQL: O(pages))
-    total = max(0, ctx.index.size(user_id, "page") - rows_db.short_term_count(ctx.store, user_id))
+    total = mid_term_pages(ctx, user_id) if total is None else total
     limit = int(max(COMMON_TERM_FLOOR, COMMON_TERM_SHARE * total))
     common = search.frequent_terms(ctx.store, user_id, words, limit, total)
     return [w for w in words if w not in common]
@@ -62,9 +69,13 @@ def retrieve(
     for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth), start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
-    fts_words = distinctive_words(ctx, user_id, qkws) if strategy == "memoryos" else []
-    for rank, pid in enumerate(search.keyword_search(ctx.store, user_id, fts_words, depth),
-                               start=1):
+    fts_words: list[str] = []
+    keyword_hits: list[int] = []
+    if strategy == "memoryos" and qkws:
+        total = mid_term_pages(ctx, user_id)
+        fts_words = distinctive_words(ctx, user_id, qkws, total)
+        keyword_hits = search.keyword_search(ctx.store, user_id, fts_words, depth, total)
+    for rank, pid in enumerate(keyword_hits, start=1):
         entry = fused.setdefault(pid, {"id": pid, "fused": 0.0})
         entry["keyword_rank"] = rank
         entry["fused"] += 1 / (RRF_K + rank)

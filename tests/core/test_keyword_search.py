@@ -35,3 +35,50 @@ def test_frequent_terms_agree_with_exact_counts(engine):
                                                                          "station"}
     assert search.frequent_terms(engine.store, "u1", words, 60, 60) == set()
     assert retrieval.distinctive_words(engine.ctx, "u1", words) == ["croissant", "nothing"]
+
+
+def test_keyword_search_with_the_users_page_count_ranks_the_same(tmp_path):
+    """Ranking the index's best matches first (the user holds most pages) changes nothing:
+    same ids, same order (BM25, then id), also when other users' or short-term rows crowd the
+    best matches and the joined query ranks again."""
+    from memoryos_core.storage import SQLiteStore, exchanges
+
+    store = SQLiteStore(tmp_path / "data")
+    texts = ["hiking boots for the ridge trail", "boots again", "the ridge at dawn",
+             "a trail run", "hiking hiking hiking with Anna"]
+    with store.transaction() as conn:
+        mine = [exchanges.insert_exchange(conn, "u1", texts[i % 5], "ok", i, i, "chat",
+                                          f"a{i}") for i in range(60)]
+        exchanges.move_to_mid_term(conn, "u1", mine[:50], 100.0)  # 10 stay short-term
+        theirs = [exchanges.insert_exchange(conn, "u2", texts[i % 5], "fine", i, i, "chat",
+                                            f"b{i}") for i in range(20)]
+        exchanges.move_to_mid_term(conn, "u2", theirs, 100.0)
+    for words in (["boots"], ["ridge", "trail"], ["hiking", "anna"], ["nothing"]):
+        for limit in (1, 3, 7, 15, 40, 60):
+            joined = search.keyword_search(store, "u1", words, limit)
+            assert search.keyword_search(store, "u1", words, limit, user_pages=50) == joined
+            for ties in _runs_of_equal(store, words, joined):
+                assert ties == sorted(ties)  # equal BM25: lower id first
+            other = search.keyword_search(store, "u2", words, limit)
+            assert search.keyword_search(store, "u2", words, limit, user_pages=20) == other
+            # a count that lets u2 rank the index's best first: u1's rows crowd them out
+            assert search.keyword_search(store, "u2", words, limit, user_pages=80) == other
+            assert set(joined) <= set(mine[:50]) and set(other) <= set(theirs)
+    store.close()
+
+
+def _runs_of_equal(store, words, ids):
+    """The ids of a ranking grouped by equal BM25 score."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    score = {r["rowid"]: r["s"] for r in store.query(
+        f"SELECT rowid, bm25(exchanges_fts) AS s FROM exchanges_fts WHERE exchanges_fts MATCH ?"
+        f" AND rowid IN ({marks})", (search.fts_query(words), *ids))}
+    runs: list[list[int]] = []
+    for i in ids:
+        if runs and score[runs[-1][-1]] == score[i]:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
