@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ HNSW_THRESHOLD = 50_000
 HNSW_M = 32  # graph links per vector
 HNSW_EF_SEARCH = 128
 BUILD_CHUNK = 4096  # vectors a background build adds between checks for a stop
+BUILD_NICE = 10  # a background build's thread priority (Linux nice): requests go first
 
 
 class VectorIndex(Protocol):
@@ -160,6 +162,7 @@ class FaissVectorIndex:
         def build() -> None:
             try:
                 faiss.omp_set_num_threads(1)  # this thread's setting: one core, no thread pool
+                _lower_priority()
                 index = _new_hnsw(mat.shape[1])
                 # in chunks: between them a dropped namespace or the process's exit stops it
                 for start in range(0, len(ids), BUILD_CHUNK):
@@ -265,6 +268,14 @@ def _new_hnsw(dim: int) -> Any:
     base = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
     base.hnsw.efSearch = HNSW_EF_SEARCH
     return faiss.IndexIDMap2(base)
+
+
+def _lower_priority() -> None:
+    """Let searches and requests go first on a busy machine (Linux: a thread's own nice)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUILD_NICE)
+    except (AttributeError, OSError):  # not Linux, or not allowed: the build runs as it is
+        pass
 
 
 def _stop_builds() -> None:
