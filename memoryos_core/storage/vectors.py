@@ -226,8 +226,9 @@ class FaissVectorIndex:
             if space.index is not None:
                 scores, found = space.index.search(q, k)
             else:
-                if space.n > HNSW_THRESHOLD and space.building is None \
-                        and not space.build_failed:
+                # (a build thread that is gone without a result: the process was forked)
+                if space.n > HNSW_THRESHOLD and not space.build_failed \
+                        and (space.building is None or not space.building.is_alive()):
                     self._start_build((user_id, kind), space)
                 if space.index is not None:  # built just now (background=False)
                     scores, found = space.index.search(q, k)
