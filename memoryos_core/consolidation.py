@@ -16,7 +16,7 @@ from .errors import ModelError
 from .eviction import evict_overflow
 from .llm.structured import call_structured
 from .prompts import consolidation_messages, consolidation_schema
-from .storage import persona_rows, segments
+from .storage import exchanges, persona_rows, segments
 from .text import first_sentences, jaccard, keywords, merge_keywords
 
 
@@ -154,7 +154,7 @@ def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) 
     overview = state["overview"] if state else ""
     previous = None
     if state and state["last_page_id"]:
-        previous = segments.page(ctx.store, user_id, state["last_page_id"])
+        previous = exchanges.exchange_row(ctx.store, user_id, state["last_page_id"])
     ids = [int(p["id"]) for p in batch]
     stored = ctx.index.vectors_of(user_id, "page", ids + ([previous["id"]] if previous else []))
     vectors = np.vstack([stored[i] for i in ids])

@@ -23,7 +23,7 @@ from .admission import NewExchange, admit, check_exchange
 from .context import Context
 from .errors import ImportFormatError, InvalidInput
 from .mcp_tools import parse_ts
-from .storage import reference_rows, snapshots
+from .storage import exchanges, reference_rows, snapshots
 from .text import normalise
 
 Progress = Callable[[int, int, str], None]
@@ -236,7 +236,7 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
     """Import a planned folder in one transaction (after a snapshot); re-imports are skipped."""
     p = plan(ctx, files, ref_user, assistant)
     found = p.counts()
-    known = reference_rows.known_content_keys(ctx.store, user_id)
+    known = exchanges.content_keys(ctx.store, user_id)
     norms = reference_rows.known_fact_norms(ctx.store, user_id)
     skipped: list[dict[str, str]] = []
     for seg in p.segments:

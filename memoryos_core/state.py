@@ -12,7 +12,7 @@ from .errors import NotFound
 from .heat import heat_terms
 from .persona import FAMILIES
 from .storage import exchanges as rows_db
-from .storage import state_rows
+from .storage import persona_rows, state_rows
 
 
 def page_view(row: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def build_state(ctx: Context, user_id: str) -> dict[str, Any]:
     short = [page_view(r) for r in rows_db.short_term_rows(ctx.store, user_id)]
     pending = [page_view(r) for r in pending_pages(ctx, user_id)]
     segments = segment_views(ctx, user_id)
-    user_state = state_rows.user_state_row(ctx.store, user_id)
+    user_state = persona_rows.user_state(ctx.store, user_id)
     pages_total = sum(len(s["pages"]) for s in segments) + len(pending)
     return {
         "user_id": user_id,

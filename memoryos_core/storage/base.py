@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -53,10 +53,6 @@ class BaseStore:
         """First column of the first row."""
         row = self.connect().execute(sql, params).fetchone()
         return None if row is None else row[0]
-
-    def iterate(self, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
-        """Rows of a read query, one at a time."""
-        yield from self.connect().execute(sql, params)
 
     # -- vectors ----------------------------------------------------------------------------
 

@@ -9,8 +9,6 @@ from typing import Any
 from .base import BaseStore, row_dict
 from .db import dialect
 
-RESULT_FIELDS = ("result",)
-
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
     row["result"] = json.loads(row["result"]) if row.get("result") else None

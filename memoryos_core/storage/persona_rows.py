@@ -86,15 +86,6 @@ def fact_by_norm(
     return None if row is None else (int(row[0]), list(json.loads(row[1])))
 
 
-def _vector(value: Any) -> np.ndarray:
-    """A stored vector as float32 numpy: a BLOB on SQLite, a pgvector value on PostgreSQL."""
-    if isinstance(value, (bytes, memoryview)):
-        return np.frombuffer(value, dtype=np.float32)
-    if hasattr(value, "to_numpy"):
-        value = value.to_numpy()
-    return np.asarray(value, dtype=np.float32)
-
-
 def facts_with_vectors(
     conn: Connection, user_id: str, kind: str
 ) -> list[tuple[int, list[int], np.ndarray]]:
@@ -102,7 +93,7 @@ def facts_with_vectors(
     rows = conn.execute("SELECT f.id, f.sources, v.vec FROM facts f JOIN vectors v ON"
                         " v.kind = 'fact' AND v.item_id = f.id WHERE f.user_id = ? AND"
                         " f.kind = ? ORDER BY f.id", (user_id, kind)).fetchall()
-    return [(int(r[0]), list(json.loads(r[1])), _vector(r[2]))
+    return [(int(r[0]), list(json.loads(r[1])), BaseStore.decode_vector(r[2]))
             for r in rows]
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .postgres import PgConnection, PostgresStore, as_array
+from .postgres import PgConnection, PostgresStore
 
 
 class PgVectorIndex:
@@ -87,7 +87,7 @@ class PgVectorIndex:
         rows = self.store.connect().execute(
             "SELECT item_id, vec FROM vectors WHERE user_id = ? AND kind = ? AND item_id = ANY(?)",
             (user_id, kind, [int(i) for i in item_ids])).fetchall()
-        return {int(r[0]): as_array(r[1]) for r in rows}
+        return {int(r[0]): self.store.decode_vector(r[1]) for r in rows}
 
     def size(self, user_id: str, kind: str) -> int:
         """Vectors in the namespace."""

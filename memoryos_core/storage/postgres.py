@@ -181,7 +181,7 @@ class PostgresStore(BaseStore):
         if not rows:
             return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32), after_seq
         ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-        vecs = np.vstack([as_array(r[2]) for r in rows])
+        vecs = np.vstack([self.decode_vector(r[2]) for r in rows])
         return ids, vecs, int(rows[-1][0])
 
     def get_vectors(self, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
@@ -189,14 +189,7 @@ class PostgresStore(BaseStore):
         rows = self.connect().execute(
             "SELECT item_id, vec FROM vectors WHERE kind = ? AND item_id = ANY(?)",
             (kind, [int(i) for i in item_ids])).fetchall()
-        return {int(r[0]): as_array(r[1]) for r in rows}
-
-
-def as_array(value: Any) -> np.ndarray:
-    """A pgvector value (Vector or array) as float32 numpy."""
-    if hasattr(value, "to_numpy"):
-        value = value.to_numpy()
-    return np.asarray(value, dtype=np.float32)
+        return {int(r[0]): self.decode_vector(r[1]) for r in rows}
 
 
 def _has_vector(conn: PgConnection) -> bool:

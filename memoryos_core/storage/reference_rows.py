@@ -12,12 +12,6 @@ from .base import BaseStore
 from .db import Connection
 
 
-def known_content_keys(store: BaseStore, user_id: str) -> set[str]:
-    """Content keys of every exchange of the user (to skip re-imports)."""
-    return {r["content_key"] for r in store.query(
-        "SELECT content_key FROM exchanges WHERE user_id = ?", (user_id,))}
-
-
 def known_fact_norms(store: BaseStore, user_id: str) -> set[tuple[str, str]]:
     """(kind, normalised text) of every fact of the user (to skip re-imports)."""
     return {(r["kind"], r["norm"]) for r in store.query(

@@ -38,12 +38,6 @@ def pending_count(store: BaseStore, user_id: str) -> int:
         " AND segment_id IS NULL", (user_id,)) or 0)
 
 
-def page(store: BaseStore, user_id: str, page_id: int) -> dict[str, Any] | None:
-    """One page (exchange row) of the user, or None."""
-    return store.query_one(
-        "SELECT * FROM exchanges WHERE id = ? AND user_id = ?", (page_id, user_id))
-
-
 def still_pending(conn: Connection, user_id: str, page_ids: Sequence[int]) -> set[int]:
     """Those of `page_ids` that are still mid-term pages without a segment."""
     if not page_ids:

@@ -65,8 +65,3 @@ def note_rows(store: BaseStore, user_id: str) -> Rows:
     return rows
 
 
-def user_state_row(store: BaseStore, user_id: str) -> dict[str, Any] | None:
-    """The user's chain state (overview, last page), or None."""
-    row: dict[str, Any] | None = store.query_one("SELECT * FROM user_state WHERE user_id = ?",
-                                                 (user_id,))
-    return row
