@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -20,18 +21,43 @@ class BaseStore:
     """Reads, the event log and usage counters; backends add connections and vectors."""
 
     dialect = "sqlite"
+    _local: threading.local  # this thread's connection, as `conn`
 
     def connect(self) -> Any:
         """This thread's connection."""
         raise NotImplementedError
 
-    def transaction(self, user_id: str | None = None, lock: str | None = None,
-                    ) -> AbstractContextManager[Any]:
-        """A write transaction: committed on success, rolled back on error."""
+    def _begin(self, conn: Any, user_id: str | None, lock: str | None) -> None:
+        """Start a write transaction serialising writers of the user (or of `lock`)."""
         raise NotImplementedError
+
+    @contextmanager
+    def transaction(self, user_id: str | None = None, lock: str | None = None,
+                    ) -> Iterator[Any]:
+        """A write transaction for one user: committed on success, rolled back on error.
+
+        A nested use joins the outer transaction.
+        """
+        conn = self.connect()
+        if conn.in_transaction:
+            yield conn
+            return
+        try:
+            self._begin(conn, user_id, lock)  # a lock wait that fails is rolled back too
+            yield conn
+        except BaseException:
+            # a broken PostgreSQL link, or a BEGIN that never started, has nothing to undo
+            if not getattr(conn, "closed", False) and conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def close(self) -> None:
         """Close this thread's connection (reopened on next use)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
 
     def schema_version(self) -> int:
         """Highest applied migration number."""

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -65,6 +64,11 @@ class PgConnection:
         return cur
 
     @property
+    def closed(self) -> bool:
+        """True once the link to the server is gone."""
+        return bool(self.raw.closed)
+
+    @property
     def in_transaction(self) -> bool:
         """True inside BEGIN ... COMMIT."""
         return bool(self.raw.info.transaction_status != TransactionStatus.IDLE)
@@ -103,26 +107,10 @@ class PostgresStore(BaseStore):
             self._local.conn = conn
         return conn
 
-    @contextmanager
-    def transaction(self, user_id: str | None = None, lock: str | None = None,
-                    ) -> Iterator[PgConnection]:
-        """A write transaction under the user's advisory lock (the store's, without a user).
-
-        `lock` names another resource to serialise on instead of a user (e.g. the job queue).
-        """
-        conn = self.connect()
-        if conn.in_transaction:  # nested use joins the outer transaction
-            yield conn
-            return
+    def _begin(self, conn: PgConnection, user_id: str | None, lock: str | None) -> None:
+        """BEGIN, then the advisory lock of the user, of `lock` (e.g. the job queue) or the store."""
         conn.execute("BEGIN")
-        try:
-            self.lock_user(conn, user_id, lock)
-            yield conn
-        except BaseException:
-            if not conn.raw.closed:
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        self.lock_user(conn, user_id, lock)
 
     @staticmethod
     def lock_user(conn: Any, user_id: str | None, lock: str | None = None) -> None:
@@ -138,13 +126,6 @@ class PostgresStore(BaseStore):
                                                                            str(user_id))
         conn.execute("SELECT pg_advisory_xact_lock_shared(?)", (store_key,))
         conn.execute("SELECT pg_advisory_xact_lock(?)", (key,))
-
-    def close(self) -> None:
-        """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     def _migrate(self) -> None:
         with self.transaction() as conn:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -47,31 +46,9 @@ class SQLiteStore(BaseStore):
             self._local.conn = conn
         return conn
 
-    @contextmanager
-    def transaction(self, user_id: str | None = None, lock: str | None = None,
-                    ) -> Iterator[sqlite3.Connection]:
-        """A write transaction (BEGIN IMMEDIATE): committed on success, rolled back on error.
-
-        SQLite has one writer at a time across processes, so every user is serialised already.
-        """
-        conn = self.connect()
-        if conn.in_transaction:  # nested use joins the outer transaction
-            yield conn
-            return
+    def _begin(self, conn: sqlite3.Connection, user_id: str | None, lock: str | None) -> None:
+        """BEGIN IMMEDIATE (one writer across processes: every user and lock is serialised)."""
         conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
-    def close(self) -> None:
-        """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     def _migrate(self) -> None:
         with self.transaction() as conn:
