@@ -49,21 +49,23 @@ def pg_server(tmp_path_factory):
 
 
 @pytest.fixture
-def database_url(backend, request):
-    """None for SQLite; for PostgreSQL the URL of a new empty database, dropped after the test."""
-    if backend == "sqlite":
-        yield None
-        return
+def postgres_url(pg_server):
+    """The URL of a new empty PostgreSQL database, dropped after the test."""
     import psycopg
 
-    server = request.getfixturevalue("pg_server")
     name = "t_" + uuid.uuid4().hex[:16]
-    admin = server.get_uri()
+    admin = pg_server.get_uri()
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
     yield admin.replace("/postgres?", f"/{name}?", 1)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def database_url(backend, request):
+    """None for SQLite; for PostgreSQL the URL of a new empty database (postgres_url)."""
+    return None if backend == "sqlite" else request.getfixturevalue("postgres_url")
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -31,22 +30,13 @@ def test_benchmarks_retrieval_reports_latency_and_floor(embedder, out):
     assert (out / "retrieval.json").exists() and (out / "retrieval.md").exists()
 
 
-def test_benchmarks_retrieval_runs_on_postgresql(embedder, out, pg_server):
+def test_benchmarks_retrieval_runs_on_postgresql(embedder, out, postgres_url):
     """The same benchmark on a fresh PostgreSQL database; its user is deleted at the end."""
     import psycopg
 
-    admin = pg_server.get_uri()
-    name = "bench_" + uuid.uuid4().hex[:12]
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    url = admin.replace("/postgres?", f"/{name}?", 1)
-    try:
-        result = retrieval.run([300], n_queries=5, emb=embedder, out=out, url=url)
-        with psycopg.connect(url) as conn:
-            left = conn.execute("SELECT count(*) FROM exchanges").fetchone()[0]
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    result = retrieval.run([300], n_queries=5, emb=embedder, out=out, url=postgres_url)
+    with psycopg.connect(postgres_url) as conn:
+        left = conn.execute("SELECT count(*) FROM exchanges").fetchone()[0]
     assert result["backend"] == "postgresql" and result["pages"] == 300
     assert result["page_index"].startswith("pgvector")
     assert 0 < result["p50_ms"] <= result["p95_ms"] and result["pages_selected_median"] > 0

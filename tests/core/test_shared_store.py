@@ -79,15 +79,11 @@ def test_clear_racing_admissions_loses_no_turn(tmp_path, embedder, chat_model, d
     assert seen == set(sent)
 
 
-def test_cli_with_a_database_url_keeps_everything_in_postgresql(tmp_path, embedder, pg_server,
+def test_cli_with_a_database_url_keeps_everything_in_postgresql(tmp_path, embedder, postgres_url,
                                                                  monkeypatch, capsys):
     import psycopg
 
-    admin = pg_server.get_uri()
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("DROP DATABASE IF EXISTS cli_shared WITH (FORCE)")
-        conn.execute("CREATE DATABASE cli_shared")
-    url = admin.replace("/postgres?", "/cli_shared?", 1)
+    url = postgres_url
     transcript = tmp_path / "talk.txt"
     transcript.write_text("\n".join(f"User: I planted tulip bed {i}\nAssistant: Nice, bed {i}."
                                     for i in range(12)))
