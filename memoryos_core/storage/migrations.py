@@ -266,4 +266,26 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX ix_uploads_user ON uploads(user_id, kind, created_at);
     """,
+    # 6: keyword search matches word forms ("painting" finds "painted"): the Porter stemmer in
+    # front of unicode61; the index and its term counts are rebuilt from the stored exchanges.
+    """
+    DROP TABLE exchanges_vocab;
+    DROP TRIGGER exchanges_fts_insert;
+    DROP TRIGGER exchanges_fts_delete;
+    DROP TABLE exchanges_fts;
+    CREATE VIRTUAL TABLE exchanges_fts USING fts5(
+        user_text, assistant_text, content='exchanges', content_rowid='id',
+        tokenize='porter unicode61'
+    );
+    CREATE TRIGGER exchanges_fts_insert AFTER INSERT ON exchanges BEGIN
+        INSERT INTO exchanges_fts(rowid, user_text, assistant_text)
+        VALUES (new.id, new.user_text, new.assistant_text);
+    END;
+    CREATE TRIGGER exchanges_fts_delete AFTER DELETE ON exchanges BEGIN
+        INSERT INTO exchanges_fts(exchanges_fts, rowid, user_text, assistant_text)
+        VALUES ('delete', old.id, old.user_text, old.assistant_text);
+    END;
+    INSERT INTO exchanges_fts(exchanges_fts) VALUES ('rebuild');
+    CREATE VIRTUAL TABLE exchanges_vocab USING fts5vocab(exchanges_fts, 'row');
+    """,
 )

@@ -11,7 +11,7 @@ from typing import Any
 
 from .base import BaseStore
 
-TSQ = "plainto_tsquery('simple', ?)"
+TSQ = "plainto_tsquery('english', ?)"  # the words column's configuration (stems words)
 
 
 MID = "FROM exchanges WHERE user_id = ? AND tier = 'mid'"

@@ -4,11 +4,40 @@ tsvector matches ranked by the user's own document frequencies (PostgreSQL: pg_s
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
 
 from . import pg_search
 from .base import BaseStore
 
-_PLAIN = re.compile(r"[a-z0-9]+")  # a word FTS5's unicode61 tokenizer indexes unchanged
+_PLAIN = re.compile(r"[a-z0-9]+")  # a word FTS5's unicode61 tokenizer keeps as one token
+_TOKENIZER = "porter unicode61"  # exchanges_fts's tokenizer (migration 6)
+_local = threading.local()
+
+
+def indexed_terms(words: list[str]) -> dict[str, str]:
+    """The term each plain word becomes in exchanges_fts (its Porter stem), as SQLite says.
+
+    SQLite's own tokenizer decides, so the term-count lookups in exchanges_vocab use exactly the
+    index's terms: a private in-memory FTS5 table with the same tokenizer takes the words as
+    one row and its instance vocabulary reads each word's term back by position.
+    """
+    plain = [w for w in dict.fromkeys(words) if _PLAIN.fullmatch(w)]
+    if not plain:
+        return {}
+    db = getattr(_local, "tokenizer", None)
+    if db is None:
+        db = sqlite3.connect(":memory:")
+        db.executescript(f"""
+            CREATE VIRTUAL TABLE words USING fts5(text, tokenize='{_TOKENIZER}');
+            CREATE VIRTUAL TABLE terms USING fts5vocab(words, 'instance');""")
+        _local.tokenizer = db
+    with db:
+        db.execute("INSERT INTO words(rowid, text) VALUES (1, ?)", (" ".join(plain),))
+        terms = {int(offset): term for term, offset in
+                 db.execute("SELECT term, offset FROM terms WHERE doc = 1")}
+        db.execute("DELETE FROM words WHERE rowid = 1")
+    return {w: terms[i] for i, w in enumerate(plain) if i in terms}
 
 
 def fts_query(words: list[str]) -> str:
@@ -92,17 +121,18 @@ def frequent_terms(store: BaseStore, user_id: str, terms: list[str], more_than: 
     if store.dialect == "postgresql":  # counted per user with the GIN index
         counts = pg_search.document_counts(store, user_id, unique, at_most=more_than + 1)
         return {t for t, n in counts.items() if n > more_than}
-    plain = {t for t in unique if _PLAIN.fullmatch(t)}
+    stems = indexed_terms(unique)
     store_docs: dict[str, int] = {}
-    if plain:
+    if stems:
+        wanted = sorted(set(stems.values()))
         store_docs = {r["term"]: int(r["doc"]) for r in store.query(
-            f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(plain))})",
-            sorted(plain))}
+            f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(wanted))})",
+            wanted)}
     others = max(0, _rows_at_most(store) - user_pages)  # rows that may not be the user's pages
     frequent: set[str] = set()
     for term in unique:
-        if term in plain:
-            docs = store_docs.get(term, 0)
+        if term in stems:
+            docs = store_docs.get(stems[term], 0)
             if docs <= more_than:
                 continue
             if docs - others > more_than:

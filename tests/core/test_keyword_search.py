@@ -82,3 +82,70 @@ def _runs_of_equal(store, words, ids):
         else:
             runs.append([i])
     return runs
+
+
+def test_keyword_search_finds_other_forms_of_a_word(engine):
+    """A question's word finds the page that uses another form of it (stemmed index: the
+    Porter stemmer on SQLite, the 'english' configuration on PostgreSQL)."""
+    _fill(engine, "u1", 12, "We talked about the weather")
+    engine.add_exchange("u1", "I painted the old barn red last weekend.", "Bold choice!",
+                        timestamp=1_700_100_000, maintain=False)
+    engine.add_exchange("u1", "My kids were running around the orchard all day.", "Fun!",
+                        timestamp=1_700_100_060, maintain=False)
+    for _ in range(8):  # push the two pages into mid-term memory (short-term holds 7)
+        engine.add_exchange("u1", "Another quiet day.", "Ok.", maintain=False)
+    barn = search.keyword_search(engine.store, "u1", ["painting"], 5)
+    kids = search.keyword_search(engine.store, "u1", ["kid", "runs"], 5)
+    texts = {r["id"]: r["user_text"] for r in engine.store.query(
+        "SELECT id, user_text FROM exchanges WHERE user_id = ?", ("u1",))}
+    assert [texts[i] for i in barn] == ["I painted the old barn red last weekend."]
+    assert [texts[i] for i in kids] == ["My kids were running around the orchard all day."]
+    trace = engine.retrieve("u1", "What was I painting?")
+    assert trace["pages"][0]["user"] == "I painted the old barn red last weekend."
+
+
+def test_indexed_terms_are_the_terms_of_the_index(tmp_path):
+    """The stems the common-word filter looks up are the ones exchanges_fts stores."""
+    from memoryos_core.storage import SQLiteStore, exchanges
+
+    store = SQLiteStore(tmp_path / "data")
+    text = "Running happily through 2023 with painted kids and the generous organizers"
+    with store.transaction() as conn:
+        exchanges.insert_exchange(conn, "u1", text, "ok", 1.0, 1.0, "chat", "k1")
+    vocab = {r["term"] for r in store.query("SELECT term FROM exchanges_vocab")}
+    words = ["running", "happily", "2023", "painted", "kids", "generous", "organizers"]
+    stems = search.indexed_terms([*words, "café", "don't"])
+    assert set(stems) == set(words)  # only plain words: others are counted exactly
+    assert set(stems.values()) <= vocab
+    assert stems["running"] == "run" and stems["kids"] == "kid"
+
+
+def test_migration_rebuilds_an_old_unstemmed_index(tmp_path):
+    """A store made before migration 6 keeps its exchanges and finds them by word forms."""
+    import sqlite3
+    import time
+
+    from memoryos_core.storage import SQLiteStore
+    from memoryos_core.storage.migrations import MIGRATIONS
+    from memoryos_core.storage.sqlite import DB_NAME, _split_sql
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    conn = sqlite3.connect(folder / DB_NAME)
+    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY,"
+                 " applied_at REAL NOT NULL)")
+    for number, script in enumerate(MIGRATIONS[:5], start=1):
+        for statement in _split_sql(script):
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, time.time()))
+    conn.execute("INSERT INTO exchanges (user_id, user_text, assistant_text, ts, admitted_at,"
+                 " tier, source, content_key) VALUES ('u1', 'We were painting the fence',"
+                 " 'Nice', 1, 1, 'mid', 'chat', 'k')")
+    conn.commit()
+    assert conn.execute("SELECT count(*) FROM exchanges_fts WHERE exchanges_fts MATCH"
+                        " 'painted'").fetchone()[0] == 0  # unstemmed before
+    conn.close()
+    store = SQLiteStore(folder)
+    assert store.schema_version() >= 6
+    assert search.keyword_search(store, "u1", ["painted"], 5) == [1]
+    assert "paint" in {r["term"] for r in store.query("SELECT term FROM exchanges_vocab")}
