@@ -57,7 +57,8 @@ def retrieve(
     memoryos: pages by dense vectors over the whole mid-term memory fused (weighted RRF) with
     stemmed keyword matches on the query's distinctive words; each of the best pages brings
     the page that continues it in its dialogue chain; facts and profile rows enter only when
-    they score; segments are ranked for the trace and for heat. flat: dense vectors only, nothing else (the baseline).
+    they score; segments are ranked for the trace and for heat. flat: dense vectors only,
+    nothing else (the baseline).
     """
     cfg = ctx.config
     budget = cfg.memory_token_budget if token_budget is None else token_budget
