@@ -111,6 +111,14 @@ def next_mid_term_page(store: BaseStore, user_id: str, ts: float, after_id: int,
     return None if row is None else int(row["id"])
 
 
+def mid_term_ids_between(store: BaseStore, user_id: str, start: float, end: float,
+                         limit: int) -> list[int]:
+    """Ids of the user's mid-term pages with start <= ts < end, oldest first, at most `limit`."""
+    return [int(r["id"]) for r in store.query(
+        "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'mid' AND ts >= ? AND ts < ?"
+        " ORDER BY ts, id LIMIT ?", (user_id, start, end, limit))]
+
+
 def content_keys(store: BaseStore, user_id: str) -> set[str]:
     """Content keys of every exchange of the user (to skip re-imports)."""
     return {r["content_key"] for r in store.query(

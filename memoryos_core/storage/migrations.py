@@ -268,6 +268,7 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 6: keyword search matches word forms ("painting" finds "painted"): the Porter stemmer in
     # front of unicode61; the index and its term counts are rebuilt from the stored exchanges.
+    # Pages by time, for queries that name a date.
     """
     DROP TABLE exchanges_vocab;
     DROP TRIGGER exchanges_fts_insert;
@@ -287,5 +288,6 @@ MIGRATIONS: tuple[str, ...] = (
     END;
     INSERT INTO exchanges_fts(exchanges_fts) VALUES ('rebuild');
     CREATE VIRTUAL TABLE exchanges_vocab USING fts5vocab(exchanges_fts, 'row');
+    CREATE INDEX ix_exchanges_user_time ON exchanges(user_id, tier, ts);
     """,
 )

@@ -227,12 +227,14 @@ PG_MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX ix_uploads_user ON uploads(user_id, kind, created_at);
     """,
     # 3: keyword search matches word forms (SQLite migration 6): the 'english' configuration
-    # stems words ("painting" finds "painted"); the column and its index are made anew.
+    # stems words ("painting" finds "painted"); the column and its index are made anew. Pages
+    # by time, for queries that name a date.
     """
     DROP INDEX ix_exchanges_words;
     ALTER TABLE exchanges DROP COLUMN words;
     ALTER TABLE exchanges ADD COLUMN words TSVECTOR GENERATED ALWAYS AS
         (to_tsvector('english'::regconfig, user_text || ' ' || assistant_text)) STORED;
     CREATE INDEX ix_exchanges_words ON exchanges USING gin(words);
+    CREATE INDEX ix_exchanges_user_time ON exchanges(user_id, tier, ts);
     """,
 )
