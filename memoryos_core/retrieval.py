@@ -11,7 +11,7 @@ from .context import Context
 from .heat import heat_terms, record_visits
 from .storage import exchanges as rows_db
 from .storage import search, state_rows
-from .text import count_tokens, jaccard, keywords, truncate_tokens
+from .text import count_tokens, jaccard, keywords, truncate_tokens, words
 from .timeframe import named_period
 
 RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
@@ -99,6 +99,7 @@ def retrieve(
     pages = [p for p in pages if p["id"] in page_rows]
     if strategy == "memoryos":
         pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
+        pages = _without_repeats(pages, page_rows)
 
     profile = [{k: r[k] for k in PROFILE_KEYS}
                for r in state_rows.profile_rows(ctx.store, user_id)]
@@ -192,6 +193,27 @@ def _with_continuations(
         out.append(entry)
         placed.add(nxt)
     return out
+
+
+def _without_repeats(pages: list[dict[str, Any]],
+                     page_rows: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pages whose words repeat a better-ranked page's words are left out of the block.
+
+    The same exchange said twice (a greeting, a re-sent question, one chat imported from two
+    exports) would spend the budget on what the block already holds; the trace keeps them,
+    marked as repeats.
+    """
+    seen: dict[str, int] = {}
+    out: list[dict[str, Any]] = []
+    for p in pages:
+        row = page_rows[p["id"]]
+        key = " ".join(words(f"{row['user_text']} | {row['assistant_text']}"))
+        if key in seen:
+            p["repeats"] = seen[key]
+            continue
+        seen[key] = p["id"]
+        out.append(p)
+    return out + [p for p in pages if "repeats" in p]
 
 
 def _period_hits(ctx: Context, user_id: str, qvec: Any, period: tuple[float, float] | None,
@@ -338,7 +360,10 @@ def _assemble(
     take("assistant_facts", "## Facts about the assistant (you)",
          [f"- {f['text']}" for f in facts["assistant"]])
     take("profile", "## User profile", [profile_line(p) for p in profile])
-    ranked = pages[:max_pages]
+    ranked = [p for p in pages if "repeats" not in p][:max_pages]
+    for p in pages:
+        if "repeats" in p:
+            p["reason"] = f"repeats page {p['repeats']}"
     chosen, lines = fill_pages([page_rows[p["id"]] for p in ranked], left, max_pages)
     if chosen:
         sections.append(("pages", lines))

@@ -149,3 +149,20 @@ def test_migration_rebuilds_an_old_unstemmed_index(tmp_path):
     assert store.schema_version() >= 6
     assert search.keyword_search(store, "u1", ["painted"], 5) == [1]
     assert "paint" in {r["term"] for r in store.query("SELECT term FROM exchanges_vocab")}
+
+
+def test_a_repeated_exchange_takes_the_budget_once(engine):
+    """The same words said twice fill one place in the memory block; the trace marks the other."""
+    _fill(engine, "u1", 10, "We talked about the weather")
+    for day in (0, 3):
+        engine.add_exchange("u1", "Remind me: my locker code is 4471.", "Noted, 4471.",
+                            timestamp=1_700_200_000 + day * 86400, maintain=False)
+    for _ in range(8):
+        engine.add_exchange("u1", "Another quiet day.", "Ok.", maintain=False)
+    trace = engine.retrieve("u1", "What is my locker code?")
+    lockers = [p for p in trace["pages"] if "locker" in p["user"]]
+    assert len(lockers) == 2
+    assert sum(1 for p in lockers if p["selected"]) == 1
+    repeat = next(p for p in lockers if not p["selected"])
+    assert repeat["reason"] == f"repeats page {next(p['id'] for p in lockers if p['selected'])}"
+    assert trace["memory_block"].count("locker code is 4471") == 1
