@@ -110,6 +110,17 @@ def test_chat_trace_html_and_json(client, user, chat_model, engine):
     assert "message" in names and "short_term" in names
     assert data["prompt_total"] > 0
     assert any(p["selected"] for p in data["trace"]["pages"])
+    assert b"searched:" in page.data and b"date rank" in page.data
+    assert data["trace"]["period"] is None  # the question names no date
+
+
+def test_chat_trace_shows_the_period_a_question_names(client, user, chat_model):
+    chat_model.enqueue("Noted.")
+    chat(client, "I planted tomatoes")
+    chat_model.enqueue("You planted tomatoes.")
+    r = client.post("/chat.json", data={"message": "What did I plant on 3 May 2024?"})
+    page = client.get(f"/chat/trace/{r.json['exchange']['id']}")
+    assert b"period named: 2024-05-02 to 2024-05-04" in page.data
 
 
 def test_chat_trace_unknown_is_404(client, user):
