@@ -3,6 +3,7 @@ tsvector matches ranked by the user's own document frequencies (PostgreSQL: pg_s
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import threading
@@ -48,33 +49,66 @@ def fts_query(words: list[str]) -> str:
 # dialect: sqlite (FTS5 MATCH and bm25)
 def keyword_search(store: BaseStore, user_id: str, words: list[str], limit: int,
                    user_pages: int | None = None) -> list[int]:
-    """Ids of the user's mid-term pages matching any of `words`, best BM25 first (then by id).
+    """Ids of the user's mid-term pages matching any of `words`, best first.
 
+    Best: the pages holding more of the rarer words (summed idf, as the PostgreSQL side
+    ranks), then BM25 (the sum of each word's BM25 is the OR-query's), then id. A page with
+    two of the question's rare words beats a short page that repeats one of them.
     `user_pages` (the user's mid-term page count): when the user holds at least half of the
     store's exchanges, the best matches of the whole index are ranked first without reading
     their rows (at 100k pages the join costs a third of the search); when fewer than `limit`
     of them are the user's mid-term pages, the joined query ranks again. Either way the
-    answer is the same: BM25 is computed over the whole index in both.
+    answer is the same: the statistics are the whole index's in both.
     """
+    words = list(dict.fromkeys(w for w in words if w.strip()))
     if not words:
         return []
     if store.dialect == "postgresql":
         return pg_search.keyword_search(store, user_id, words, limit)
-    match = fts_query(words)
+    weights = _idf_weights(store, words)
+    if not weights:
+        return []
+    hits = " UNION ALL ".join("SELECT rowid AS id, ? AS w, bm25(exchanges_fts) AS b FROM"
+                              " exchanges_fts WHERE exchanges_fts MATCH ?" for _ in weights)
+    params: list[object] = [x for word, idf in weights.items() for x in (idf, fts_query([word]))]
+    order = "ORDER BY round(sum(h.w), 6) DESC, sum(h.b), h.id LIMIT ?"
     if user_pages is not None and 2 * user_pages >= _rows_at_most(store):
         wide = 2 * limit
-        best = [int(r["rowid"]) for r in store.query(
-            "SELECT rowid FROM exchanges_fts WHERE exchanges_fts MATCH ?"
-            " ORDER BY bm25(exchanges_fts), rowid LIMIT ?", (match, wide))]
+        best = [int(r["id"]) for r in store.query(
+            f"WITH h AS MATERIALIZED ({hits}) SELECT h.id FROM h GROUP BY h.id {order}", (*params, wide))]
         mine = _mid_term_ids(store, user_id, best)
-        hits = [i for i in best if i in mine]
-        if len(hits) >= limit or len(best) < wide:  # a prefix of the same order, filtered
-            return hits[:limit]
+        found = [i for i in best if i in mine]
+        if len(found) >= limit or len(best) < wide:  # a prefix of the same order, filtered
+            return found[:limit]
     rows = store.query(
-        "SELECT e.id FROM exchanges_fts f JOIN exchanges e ON e.id = f.rowid WHERE"
-        " exchanges_fts MATCH ? AND e.user_id = ? AND e.tier = 'mid' ORDER BY"
-        " bm25(exchanges_fts), e.id LIMIT ?", (match, user_id, limit))
+        f"WITH h AS MATERIALIZED ({hits}) SELECT h.id FROM h JOIN exchanges e ON e.id = h.id"
+        f" WHERE e.user_id = ? AND e.tier = 'mid' GROUP BY h.id {order}",
+        (*params, user_id, limit))
     return [int(r["id"]) for r in rows]
+
+
+def _idf_weights(store: BaseStore, words: list[str]) -> dict[str, float]:
+    """Each word found in the index with its idf, log(1 + (N - n + 0.5) / (n + 0.5)).
+
+    n from the index's term counts (exchanges_vocab) for plain words, counted for the rest;
+    N is the store's rows (an upper bound from the id span: only the words' order matters).
+    """
+    stems = indexed_terms(words)
+    docs: dict[str, int] = {}
+    if stems:
+        wanted = sorted(set(stems.values()))
+        docs = {r["term"]: int(r["doc"]) for r in store.query(
+            f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(wanted))})",
+            wanted)}
+    total = _rows_at_most(store)
+    out: dict[str, float] = {}
+    for word in words:
+        n = docs.get(stems[word], 0) if word in stems else int(store.scalar(
+            "SELECT count(*) FROM exchanges_fts WHERE exchanges_fts MATCH ?",
+            (fts_query([word]),)) or 0)
+        if n:
+            out[word] = math.log(1.0 + (max(total, n) - n + 0.5) / (n + 0.5))
+    return out
 
 
 def _mid_term_ids(store: BaseStore, user_id: str, ids: list[int]) -> set[int]:
