@@ -87,23 +87,31 @@ def keyword_search(store: BaseStore, user_id: str, words: list[str], limit: int,
     return [int(r["id"]) for r in rows]
 
 
+# dialect: sqlite (fts5vocab)
+def store_document_counts(store: BaseStore, words: list[str]) -> dict[str, int]:
+    """Per plain word, the store's exchanges holding its indexed term (every user and tier);
+    other words (apostrophes, accents) are left out for the caller to count."""
+    stems = indexed_terms(words)
+    if not stems:
+        return {}
+    wanted = sorted(set(stems.values()))
+    docs = {r["term"]: int(r["doc"]) for r in store.query(
+        f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(wanted))})",
+        wanted)}
+    return {word: docs.get(stem, 0) for word, stem in stems.items()}
+
+
 def _idf_weights(store: BaseStore, words: list[str]) -> dict[str, float]:
     """Each word found in the index with its idf, log(1 + (N - n + 0.5) / (n + 0.5)).
 
     n from the index's term counts (exchanges_vocab) for plain words, counted for the rest;
     N is the store's rows (an upper bound from the id span: only the words' order matters).
     """
-    stems = indexed_terms(words)
-    docs: dict[str, int] = {}
-    if stems:
-        wanted = sorted(set(stems.values()))
-        docs = {r["term"]: int(r["doc"]) for r in store.query(
-            f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(wanted))})",
-            wanted)}
+    docs = store_document_counts(store, words)
     total = _rows_at_most(store)
     out: dict[str, float] = {}
     for word in words:
-        n = docs.get(stems[word], 0) if word in stems else int(store.scalar(
+        n = docs[word] if word in docs else int(store.scalar(
             "SELECT count(*) FROM exchanges_fts WHERE exchanges_fts MATCH ?",
             (fts_query([word]),)) or 0)
         if n:
@@ -155,18 +163,12 @@ def frequent_terms(store: BaseStore, user_id: str, terms: list[str], more_than: 
     if store.dialect == "postgresql":  # counted per user with the GIN index
         counts = pg_search.document_counts(store, user_id, unique, at_most=more_than + 1)
         return {t for t, n in counts.items() if n > more_than}
-    stems = indexed_terms(unique)
-    store_docs: dict[str, int] = {}
-    if stems:
-        wanted = sorted(set(stems.values()))
-        store_docs = {r["term"]: int(r["doc"]) for r in store.query(
-            f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(wanted))})",
-            wanted)}
+    store_docs = store_document_counts(store, unique)
     others = max(0, _rows_at_most(store) - user_pages)  # rows that may not be the user's pages
     frequent: set[str] = set()
     for term in unique:
-        if term in stems:
-            docs = store_docs.get(stems[term], 0)
+        if term in store_docs:
+            docs = store_docs[term]
             if docs <= more_than:
                 continue
             if docs - others > more_than:

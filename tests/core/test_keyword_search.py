@@ -39,7 +39,7 @@ def test_frequent_terms_agree_with_exact_counts(engine):
 
 def test_keyword_search_with_the_users_page_count_ranks_the_same(tmp_path):
     """Ranking the index's best matches first (the user holds most pages) changes nothing:
-    same ids, same order (BM25, then id), also when other users' or short-term rows crowd the
+    same ids, same order (summed idf, BM25, then id), also when other users' or short-term rows crowd the
     best matches and the joined query ranks again."""
     from memoryos_core.storage import SQLiteStore, exchanges
 
@@ -166,3 +166,22 @@ def test_a_repeated_exchange_takes_the_budget_once(engine):
     repeat = next(p for p in lockers if not p["selected"])
     assert repeat["reason"] == f"repeats page {next(p['id'] for p in lockers if p['selected'])}"
     assert trace["memory_block"].count("locker code is 4471") == 1
+
+
+def test_pages_holding_more_of_the_rare_words_rank_first(engine):
+    """A page with two of the question's rare words beats short pages that repeat one (both
+    backends: summed idf first)."""
+    from memoryos_core.storage import exchanges
+
+    texts = ["Lake Tahoe!", "Tahoe, Tahoe.", "kayaking again",
+             "We went kayaking on Lake Tahoe last summer and the water was freezing cold",
+             *[f"ordinary chat {i}" for i in range(30)]]
+    with engine.store.transaction("u1") as conn:
+        ids = [exchanges.insert_exchange(conn, "u1", t, "ok", i, i, "chat", f"k{i}")
+               for i, t in enumerate(texts)]
+        exchanges.move_to_mid_term(conn, "u1", ids, 100.0)
+    ranked = search.keyword_search(engine.store, "u1", ["tahoe", "kayaking"], 10)
+    assert ranked[0] == ids[3]
+    assert set(ranked) == set(ids[:4])
+    assert search.keyword_search(engine.store, "u1", ["tahoe", "kayaking"], 10,
+                                 user_pages=34) == ranked
