@@ -1,4 +1,4 @@
-"""Flat baselines at equal tokens: dense only, dense + BM25 (RRF) over all mid-term pages.
+"""Flat baselines at equal tokens: dense only, dense + keywords (RRF) over all mid-term pages.
 
 They are what a memory with no hierarchy would do: no segments, chains, facts, profile or
 overview. Each fills the same page-line format as the product under the same token counter until
@@ -25,7 +25,8 @@ def dense_ranking(engine: Any, user: str, qvec: Any, short: set[int]) -> list[in
 
 
 def bm25_ranking(engine: Any, user: str, question: str, filtered: bool = False) -> list[int]:
-    """Mid-term pages by FTS5 BM25 over the question's content words.
+    """Mid-term pages by the store's keyword search over the question's content words
+    (stemmed; pages holding more of the words first, then BM25).
 
     `filtered` drops the words found in many exchanges first, as the product's keyword search
     does (its own pre-filter, so the flat baseline gets it too where asked).

@@ -5,7 +5,8 @@ Each conversation is imported through engine.import_dialogue(fmt="locomo", selec
 question the context a prompt would get is assembled and the share of the question's evidence
 turns (dia_ids, mapped to exchanges through the import report's refs) inside it is reported:
 - memoryos: engine.retrieve(strategy="memoryos") selected pages + short-term memory;
-- flat-hybrid: the strongest simple baseline, dense (MiniLM) + BM25 (FTS5) by reciprocal-rank
+- flat-hybrid: the strongest simple baseline, dense (MiniLM) + keyword search (the store's
+  stemmed index: pages with more of the words first, then BM25) by reciprocal-rank
   fusion over all mid-term pages, nothing else, filled to the product's token count for the same
   question (equal tokens, question by question) + short-term memory;
 - flat-hybrid-filtered: the same with the product's keyword pre-filter (words found in many
