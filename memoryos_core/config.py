@@ -37,6 +37,9 @@ SETTINGS: tuple[tuple[str, Any, str], ...] = (
     ("profile_min_score", 0.4, "A profile dimension enters the answer prompt only at this cosine"
      " similarity to the message or above (at most 3)."),
     ("memory_token_budget", 1200, "Token budget for the memory part of the answer prompt."),
+    ("context_token_budget", 1700, "Tokens for the memory part and the recent conversation"
+     " (short-term exchanges) together: long recent exchanges leave the memory less, down to a"
+     " quarter of memory_token_budget (0: no cap)."),
     ("consolidation", "auto", "How pages become segments: 'llm' (one JSON call per batch),"
      " 'extractive' (no chat model) or 'auto': extractive with the embedded model (on LoCoMo it"
      " recalls as much and stores only grounded text, in seconds instead of minutes), llm with"
@@ -86,6 +89,7 @@ class EngineConfig:
     fact_min_score: float = 0.55
     profile_min_score: float = 0.4
     memory_token_budget: int = 1200
+    context_token_budget: int = 1700
     consolidation: str = "auto"
     consolidation_batch: int = 12
     analysis: str = "auto"

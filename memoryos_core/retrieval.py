@@ -66,7 +66,10 @@ def retrieve(
     trace and for heat. flat: dense vectors only, nothing else (the baseline).
     """
     cfg = ctx.config
-    budget = cfg.memory_token_budget if token_budget is None else token_budget
+    short_rows = rows_db.short_term_rows(ctx.store, user_id)
+    recent = recent_tokens(short_rows)
+    budget = memory_budget(cfg.memory_token_budget if token_budget is None else token_budget,
+                           cfg.context_token_budget, recent)
     started = time.perf_counter()
     qvec = ctx.embedder.embed([query])[0]
     embed_ms = (time.perf_counter() - started) * 1000
@@ -76,7 +79,8 @@ def retrieve(
 
     segments = _rank_segments(ctx, user_id, qvec, qkws, now) if strategy == "memoryos" else []
     fused: dict[int, dict[str, Any]] = {}
-    for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth), start=1):
+    short = {int(r["id"]) for r in short_rows}
+    for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth, short), start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
     fts_words: list[str] = []
@@ -125,11 +129,29 @@ def retrieve(
         "strategy": strategy,
         "segments": segments[: max(cfg.top_segments * 2, 10)],
         "pages": pages, "facts": facts, "profile": profile,
-        "used_segments": used_segments, "token_budget": budget,
+        "used_segments": used_segments, "token_budget": budget, "recent_tokens": recent,
         "prompt_parts": parts, "memory_block": block,
         "timings_ms": {"embed": round(embed_ms, 2),
                        "total": round((time.perf_counter() - started) * 1000, 2)},
     }
+
+
+def recent_tokens(short_rows: list[dict[str, Any]]) -> int:
+    """Tokens of the short-term exchanges, the recent conversation beside the memory block."""
+    return sum(count_tokens(r["user_text"]) + count_tokens(r["assistant_text"])
+               for r in short_rows)
+
+
+def memory_budget(asked: int, context_budget: int, recent: int) -> int:
+    """The memory block's budget: what `asked`, and the context budget less the recent
+    conversation, allow (never below a quarter of `asked`; context budget 0: no cap).
+
+    The prompt's memory and recent conversation stay within one size: a long recent exchange
+    (a pasted text) leaves the memory less rather than growing every prompt.
+    """
+    if context_budget <= 0:
+        return asked
+    return min(asked, max(asked // 4, context_budget - recent))
 
 
 def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
@@ -231,9 +253,9 @@ def _period_hits(ctx: Context, user_id: str, qvec: Any, period: tuple[float, flo
     return [pid for pid, _ in ctx.index.search(user_id, "page", qvec, k, among=ids)]
 
 
-def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int) -> list[tuple[int, float]]:
+def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int,
+               short: set[int]) -> list[tuple[int, float]]:
     """Top mid-term pages by cosine over all of them (short-term rows are in the index too)."""
-    short = {r["id"] for r in rows_db.short_term_rows(ctx.store, user_id)}
     hits = ctx.index.search(user_id, "page", qvec, k + len(short))
     return [h for h in hits if h[0] not in short][:k]
 

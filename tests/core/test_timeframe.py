@@ -1,4 +1,5 @@
-"""Queries that name a date search that period's pages too."""
+"""Retrieval and time: a query that names a date searches that period's pages; the memory
+block and the recent conversation share one context budget."""
 
 from __future__ import annotations
 
@@ -77,3 +78,29 @@ def test_a_period_holding_most_pages_ranks_nothing(engine):
     trace = engine.retrieve("u1", "What did I plant in May 2023?")
     assert trace["period"] == ["2023-05-01", "2023-05-31"]
     assert not any("period_rank" in p for p in trace["pages"])  # every page is in May
+
+
+def test_long_recent_exchanges_leave_the_memory_less(make_engine):
+    """The memory block and the short-term exchanges share context_token_budget."""
+    from memoryos_core.retrieval import memory_budget
+
+    assert memory_budget(1200, 1700, 400) == 1200
+    assert memory_budget(1200, 1700, 900) == 800
+    assert memory_budget(1200, 1700, 5000) == 300  # a quarter stays for the memory
+    assert memory_budget(1200, 0, 5000) == 1200  # 0: no cap
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    for i in range(20):
+        engine.add_exchange("u1", f"My bike trip number {i} went along the river.", "Nice.",
+                            maintain=False)
+    short = engine.retrieve("u1", "Where did my bike trips go?")
+    assert short["token_budget"] == 1200 and short["recent_tokens"] < 500
+    long_text = "word " * 200
+    for _ in range(7):  # the short-term memory now holds long exchanges
+        engine.add_exchange("u1", long_text, long_text, maintain=False)
+    trace = engine.retrieve("u1", "Where did my bike trips go?")
+    assert trace["recent_tokens"] > 2000
+    assert trace["token_budget"] == 300
+    assert sum(p["tokens"] for p in trace["prompt_parts"]) <= 300
+    uncapped = make_engine(consolidation="extractive", analysis="extractive",
+                           context_token_budget=0)
+    assert uncapped.retrieve("u1", "Where did my bike trips go?")["token_budget"] == 1200
