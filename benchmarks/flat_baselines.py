@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryos_core import retrieval
+from memoryos_core import memory_block, retrieval
 from memoryos_core.storage import search
 from memoryos_core.text import count_tokens, keywords
 
@@ -50,7 +50,7 @@ def context(strategy: str, engine: Any, user: str, question: str, rows: dict[int
             short: list[int], short_tokens: int, target: int) -> tuple[set[int], int, str]:
     """(exchange ids in context, tokens, memory text) of a flat baseline at `target` tokens.
 
-    Pages are written exactly as the product writes them (retrieval.fill_pages: day headers,
+    Pages are written exactly as the product writes them (memory_block.fill_pages: day headers,
     one line per page), so only the ranking differs.
     """
     qvec = engine.ctx.embedder.embed([question])[0]
@@ -61,7 +61,7 @@ def context(strategy: str, engine: Any, user: str, question: str, rows: dict[int
         ranked = rrf(dense, bm25_ranking(engine, user, question,
                                          filtered=strategy == "flat-hybrid-filtered"))
     ranked_rows = [rows[p] for p in ranked if p in rows]
-    taken, lines = retrieval.fill_pages(ranked_rows, max(0, target - short_tokens),
+    taken, lines = memory_block.fill_pages(ranked_rows, max(0, target - short_tokens),
                                         len(ranked_rows))
     tokens = short_tokens + (count_tokens("\n".join(lines)) if lines else 0)
     return {ranked_rows[i]["id"] for i in taken} | set(short), tokens, "\n".join(lines)

@@ -9,9 +9,10 @@ from typing import Any
 
 from .context import Context
 from .heat import heat_terms, record_visits
+from .memory_block import assemble, memory_budget, profile_line, recent_tokens
 from .storage import exchanges as rows_db
 from .storage import search, state_rows
-from .text import count_tokens, jaccard, keywords, truncate_tokens, words
+from .text import jaccard, keywords, words
 from .timeframe import named_period
 
 RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
@@ -23,11 +24,9 @@ KEYWORD_WEIGHT = 3.0
 # rarely spells out its own date (dev set: the 26 questions naming a date 0.67 -> 0.94 recall).
 PERIOD_WEIGHT = 3.0
 PERIOD_PAGES = 5000  # pages of a named period read at most (ranked by the query's vector)
-PAGE_LINE_TOKENS = 220
 CONTINUED_PAGES = 3  # the best pages that bring the page continuing their dialogue
 CONTINUATION_GAP = 3600.0  # an unchained page continues another within this many seconds
 PROFILE_ROWS = 3  # profile dimensions in one prompt at most
-PAGES_HEADER = "## Relevant past conversation"
 PROFILE_KEYS = ("dimension", "family", "level", "reason", "evidence")  # profile rows in a trace
 
 
@@ -85,8 +84,9 @@ def retrieve(
                       "fused": 1 / (RRF_K + rank)}
     fts_words: list[str] = []
     keyword_hits: list[int] = []
+    # every page has one vector: the index counts the user's pages at no cost
+    total = max(0, ctx.index.size(user_id, "page") - len(short))
     if strategy == "memoryos" and qkws:
-        total = mid_term_pages(ctx, user_id)
         fts_words = distinctive_words(ctx, user_id, qkws, total)
         keyword_hits = search.keyword_search(ctx.store, user_id, fts_words, depth, total)
     for rank, pid in enumerate(keyword_hits, start=1):
@@ -94,7 +94,7 @@ def retrieve(
         entry["keyword_rank"] = rank
         entry["fused"] += KEYWORD_WEIGHT / (RRF_K + rank)
     period = named_period(query, now) if strategy == "memoryos" else None
-    for rank, pid in enumerate(_period_hits(ctx, user_id, qvec, period, depth), start=1):
+    for rank, pid in enumerate(_period_hits(ctx, user_id, qvec, period, depth, total), start=1):
         entry = fused.setdefault(pid, {"id": pid, "fused": 0.0})
         entry["period_rank"] = rank
         entry["fused"] += PERIOD_WEIGHT / (RRF_K + rank)
@@ -110,7 +110,7 @@ def retrieve(
     facts = _facts(ctx, user_id, qvec) if strategy == "memoryos" else {"user": [], "assistant": []}
     scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
 
-    parts, block = _assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages)
+    parts, block = assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages)
     used_segments = sorted({page_rows[p["id"]]["segment_id"] for p in pages
                             if p.get("selected") and page_rows[p["id"]]["segment_id"]})
     if record and used_segments:
@@ -134,24 +134,6 @@ def retrieve(
         "timings_ms": {"embed": round(embed_ms, 2),
                        "total": round((time.perf_counter() - started) * 1000, 2)},
     }
-
-
-def recent_tokens(short_rows: list[dict[str, Any]]) -> int:
-    """Tokens of the short-term exchanges, the recent conversation beside the memory block."""
-    return sum(count_tokens(r["user_text"]) + count_tokens(r["assistant_text"])
-               for r in short_rows)
-
-
-def memory_budget(asked: int, context_budget: int, recent: int) -> int:
-    """The memory block's budget: what `asked`, and the context budget less the recent
-    conversation, allow (never below a quarter of `asked`; context budget 0: no cap).
-
-    The prompt's memory and recent conversation stay within one size: a long recent exchange
-    (a pasted text) leaves the memory less rather than growing every prompt.
-    """
-    if context_budget <= 0:
-        return asked
-    return min(asked, max(asked // 4, context_budget - recent))
 
 
 def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
@@ -239,16 +221,16 @@ def _without_repeats(pages: list[dict[str, Any]],
 
 
 def _period_hits(ctx: Context, user_id: str, qvec: Any, period: tuple[float, float] | None,
-                 k: int) -> list[int]:
+                 k: int, total: int) -> list[int]:
     """The user's pages inside a named period, closest to the query first.
 
-    A period that holds more than half of the user's pages tells nothing (like a common word)
-    and ranks none.
+    A period that holds more than half of the user's `total` mid-term pages tells nothing
+    (like a common word) and ranks none.
     """
     if period is None:
         return []
     ids = rows_db.mid_term_ids_between(ctx.store, user_id, period[0], period[1], PERIOD_PAGES)
-    if not ids or 2 * len(ids) > mid_term_pages(ctx, user_id):
+    if not ids or 2 * len(ids) > total:
         return []
     return [pid for pid, _ in ctx.index.search(user_id, "page", qvec, k, among=ids)]
 
@@ -273,11 +255,6 @@ def _facts(ctx: Context, user_id: str, qvec: Any) -> dict[str, list[dict[str, An
             out[row["kind"]].append({"id": fid, "text": row["text"], "score": round(score, 4),
                                      "sources": json.loads(row["sources"])})
     return out
-
-
-def profile_line(row: dict[str, Any]) -> str:
-    """One profile dimension as the memory block writes it."""
-    return f"- {row['dimension']}: {row['level']} ({row['reason']})"
 
 
 _PROFILE_VECTORS: dict[tuple[str, str], Any] = {}
@@ -306,100 +283,3 @@ def _score_profile(ctx: Context, profile: list[dict[str, Any]],
     return sorted(scored, key=lambda r: -r["score"])[:PROFILE_ROWS]
 
 
-def day(ts: float) -> str:
-    """The day header of pages in the memory block, e.g. '[8 May 2023, Monday]'."""
-    d = dt.datetime.fromtimestamp(ts, tz=dt.UTC)
-    return f"[{d.day} {d:%B %Y, %A}]"
-
-
-def page_body(row: dict[str, Any]) -> str:
-    """One page as a line of the memory block (its day is the header above it)."""
-    return truncate_tokens(f"User: {row['user_text']} | Assistant: {row['assistant_text']}",
-                           PAGE_LINE_TOKENS)
-
-
-def fill_pages(rows: list[dict[str, Any]], left: int,
-               limit: int) -> tuple[list[int], list[str]]:
-    """Pages in rank order while they fit `left` tokens, grouped under day headers.
-
-    Returns the positions taken and the section's lines (header, then days in time order with
-    their pages). A day header is paid once: pages of one sitting share it.
-    """
-    header_cost = count_tokens(PAGES_HEADER)
-    days: set[str] = set()
-    taken: list[int] = []
-    for i, row in enumerate(rows[:limit]):
-        d = day(row["ts"])
-        need = count_tokens(page_body(row)) + (0 if taken else header_cost) \
-            + (0 if d in days else count_tokens(d))
-        if need > left:
-            continue
-        taken.append(i)
-        days.add(d)
-        left -= need
-    lines = [PAGES_HEADER] if taken else []
-    current = None
-    for i in sorted(taken, key=lambda i: (rows[i]["ts"], rows[i]["id"])):
-        d = day(rows[i]["ts"])
-        if d != current:
-            lines.append(d)
-            current = d
-        lines.append(page_body(rows[i]))
-    return taken, lines
-
-
-def _assemble(
-    pages: list[dict[str, Any]], page_rows: dict[int, dict[str, Any]],
-    profile: list[dict[str, Any]], facts: dict[str, list[dict[str, Any]]], budget: int,
-    max_pages: int,
-) -> tuple[list[dict[str, Any]], str]:
-    """Fill the memory block part by part, within the budget; mark what was selected.
-
-    Facts and profile rows are here only because they scored against the query; they are short
-    and go first. Dialogue pages then get the rest of the budget (they are the evidence itself),
-    the chain overview whatever is left. The block reads profile, facts, pages, overview.
-    """
-    sections: list[tuple[str, list[str]]] = []
-    left = budget
-
-    def take(name: str, header: str, lines: list[str]) -> list[int]:
-        nonlocal left
-        kept: list[str] = []
-        taken: list[int] = []
-        cost = count_tokens(header)
-        for i, line in enumerate(lines):
-            need = count_tokens(line) + (cost if not kept else 0)
-            if need > left:
-                continue
-            kept.append(line)
-            taken.append(i)
-            left -= need
-        if kept:
-            sections.append((name, [header, *kept]))
-        return taken
-
-    take("user_facts", "## Facts about the user", [f"- {f['text']}" for f in facts["user"]])
-    take("assistant_facts", "## Facts about the assistant (you)",
-         [f"- {f['text']}" for f in facts["assistant"]])
-    take("profile", "## User profile", [profile_line(p) for p in profile])
-    ranked = [p for p in pages if "repeats" not in p][:max_pages]
-    for p in pages:
-        if "repeats" in p:
-            p["reason"] = f"repeats page {p['repeats']}"
-    chosen, lines = fill_pages([page_rows[p["id"]] for p in ranked], left, max_pages)
-    if chosen:
-        sections.append(("pages", lines))
-        left -= count_tokens("\n".join(lines))
-    for i in chosen:
-        ranked[i]["selected"] = True
-        ranked[i]["reason"] = (f"in budget, continues page {ranked[i]['continues']}"
-                               if "continues" in ranked[i] else f"in budget, rank {i + 1}")
-    overviews = list(dict.fromkeys(page_rows[ranked[i]["id"]]["overview"] for i in chosen))
-    take("overview", "## Conversation context", [o for o in overviews if o][:2])
-    layout = ("profile", "user_facts", "assistant_facts", "pages", "overview")
-    sections.sort(key=lambda section: layout.index(section[0]))
-    parts = [{"name": name, "tokens": count_tokens("\n".join(body)),
-              "items": len(chosen) if name == "pages" else len(body) - 1}
-             for name, body in sections]
-    block = "\n".join("\n".join(body) for _, body in sections)
-    return parts, block

@@ -1,0 +1,133 @@
+"""The memory block: its token budget, page lines under day headers, and its assembly."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from .text import count_tokens, truncate_tokens
+
+PAGE_LINE_TOKENS = 220
+PAGES_HEADER = "## Relevant past conversation"
+
+
+def recent_tokens(short_rows: list[dict[str, Any]]) -> int:
+    """Tokens of the short-term exchanges, the recent conversation beside the memory block."""
+    return sum(count_tokens(r["user_text"]) + count_tokens(r["assistant_text"])
+               for r in short_rows)
+
+
+def memory_budget(asked: int, context_budget: int, recent: int) -> int:
+    """The memory block's budget: what `asked`, and the context budget less the recent
+    conversation, allow (never below a quarter of `asked`; context budget 0: no cap).
+
+    The prompt's memory and recent conversation stay within one size: a long recent exchange
+    (a pasted text) leaves the memory less rather than growing every prompt.
+    """
+    if context_budget <= 0:
+        return asked
+    return min(asked, max(asked // 4, context_budget - recent))
+
+
+def profile_line(row: dict[str, Any]) -> str:
+    """One profile dimension as the memory block writes it."""
+    return f"- {row['dimension']}: {row['level']} ({row['reason']})"
+
+
+def day(ts: float) -> str:
+    """The day header of pages in the memory block, e.g. '[8 May 2023, Monday]'."""
+    d = dt.datetime.fromtimestamp(ts, tz=dt.UTC)
+    return f"[{d.day} {d:%B %Y, %A}]"
+
+
+def page_body(row: dict[str, Any]) -> str:
+    """One page as a line of the memory block (its day is the header above it)."""
+    return truncate_tokens(f"User: {row['user_text']} | Assistant: {row['assistant_text']}",
+                           PAGE_LINE_TOKENS)
+
+
+def fill_pages(rows: list[dict[str, Any]], left: int,
+               limit: int) -> tuple[list[int], list[str]]:
+    """Pages in rank order while they fit `left` tokens, grouped under day headers.
+
+    Returns the positions taken and the section's lines (header, then days in time order with
+    their pages). A day header is paid once: pages of one sitting share it.
+    """
+    header_cost = count_tokens(PAGES_HEADER)
+    days: set[str] = set()
+    taken: list[int] = []
+    for i, row in enumerate(rows[:limit]):
+        d = day(row["ts"])
+        need = count_tokens(page_body(row)) + (0 if taken else header_cost) \
+            + (0 if d in days else count_tokens(d))
+        if need > left:
+            continue
+        taken.append(i)
+        days.add(d)
+        left -= need
+    lines = [PAGES_HEADER] if taken else []
+    current = None
+    for i in sorted(taken, key=lambda i: (rows[i]["ts"], rows[i]["id"])):
+        d = day(rows[i]["ts"])
+        if d != current:
+            lines.append(d)
+            current = d
+        lines.append(page_body(rows[i]))
+    return taken, lines
+
+
+def assemble(
+    pages: list[dict[str, Any]], page_rows: dict[int, dict[str, Any]],
+    profile: list[dict[str, Any]], facts: dict[str, list[dict[str, Any]]], budget: int,
+    max_pages: int,
+) -> tuple[list[dict[str, Any]], str]:
+    """Fill the memory block part by part, within the budget; mark what was selected.
+
+    Facts and profile rows are here only because they scored against the query; they are short
+    and go first. Dialogue pages then get the rest of the budget (they are the evidence itself),
+    the chain overview whatever is left. The block reads profile, facts, pages, overview.
+    """
+    sections: list[tuple[str, list[str]]] = []
+    left = budget
+
+    def take(name: str, header: str, lines: list[str]) -> list[int]:
+        nonlocal left
+        kept: list[str] = []
+        taken: list[int] = []
+        cost = count_tokens(header)
+        for i, line in enumerate(lines):
+            need = count_tokens(line) + (cost if not kept else 0)
+            if need > left:
+                continue
+            kept.append(line)
+            taken.append(i)
+            left -= need
+        if kept:
+            sections.append((name, [header, *kept]))
+        return taken
+
+    take("user_facts", "## Facts about the user", [f"- {f['text']}" for f in facts["user"]])
+    take("assistant_facts", "## Facts about the assistant (you)",
+         [f"- {f['text']}" for f in facts["assistant"]])
+    take("profile", "## User profile", [profile_line(p) for p in profile])
+    ranked = [p for p in pages if "repeats" not in p][:max_pages]
+    for p in pages:
+        if "repeats" in p:
+            p["reason"] = f"repeats page {p['repeats']}"
+    chosen, lines = fill_pages([page_rows[p["id"]] for p in ranked], left, max_pages)
+    if chosen:
+        sections.append(("pages", lines))
+        left -= count_tokens("\n".join(lines))
+    for i in chosen:
+        ranked[i]["selected"] = True
+        ranked[i]["reason"] = (f"in budget, continues page {ranked[i]['continues']}"
+                               if "continues" in ranked[i] else f"in budget, rank {i + 1}")
+    overviews = list(dict.fromkeys(page_rows[ranked[i]["id"]]["overview"] for i in chosen))
+    take("overview", "## Conversation context", [o for o in overviews if o][:2])
+    layout = ("profile", "user_facts", "assistant_facts", "pages", "overview")
+    sections.sort(key=lambda section: layout.index(section[0]))
+    parts = [{"name": name, "tokens": count_tokens("\n".join(body)),
+              "items": len(chosen) if name == "pages" else len(body) - 1}
+             for name, body in sections]
+    block = "\n".join("\n".join(body) for _, body in sections)
+    return parts, block
