@@ -290,4 +290,16 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE VIRTUAL TABLE exchanges_vocab USING fts5vocab(exchanges_fts, 'row');
     CREATE INDEX ix_exchanges_user_time ON exchanges(user_id, tier, ts);
     """,
+    # 7: facts over time (issue 20): when a fact began to hold (the newest of its source pages,
+    # else when it was stored), until when (NULL while current) and the fact that replaced it;
+    # a replaced fact is kept as history.
+    """
+    ALTER TABLE facts ADD COLUMN valid_from REAL;
+    ALTER TABLE facts ADD COLUMN valid_until REAL;
+    ALTER TABLE facts ADD COLUMN superseded_by INTEGER REFERENCES facts(id) ON DELETE SET NULL;
+    UPDATE facts SET valid_from = coalesce(
+        (SELECT max(e.ts) FROM json_each(facts.sources) j JOIN exchanges e ON e.id = j.value
+         WHERE e.user_id = facts.user_id), created_at);
+    CREATE INDEX ix_facts_superseded ON facts(superseded_by);
+    """,
 )

@@ -237,4 +237,15 @@ PG_MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX ix_exchanges_words ON exchanges USING gin(words);
     CREATE INDEX ix_exchanges_user_time ON exchanges(user_id, tier, ts);
     """,
+    # 4: facts over time (SQLite migration 7): valid from (the newest source page, else when
+    # stored), valid until (NULL while current), the fact that replaced it.
+    """
+    ALTER TABLE facts ADD COLUMN valid_from DOUBLE PRECISION;
+    ALTER TABLE facts ADD COLUMN valid_until DOUBLE PRECISION;
+    ALTER TABLE facts ADD COLUMN superseded_by BIGINT REFERENCES facts(id) ON DELETE SET NULL;
+    UPDATE facts f SET valid_from = coalesce(
+        (SELECT max(e.ts) FROM exchanges e WHERE e.user_id = f.user_id AND e.id IN
+         (SELECT jsonb_array_elements_text(f.sources::jsonb)::bigint)), f.created_at);
+    CREATE INDEX ix_facts_superseded ON facts(superseded_by);
+    """,
 )
