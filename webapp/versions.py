@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from flask_login import login_required
 
 from memoryos_core import InvalidInput
+from memoryos_core.cli_output import _json_default
 
 from .forms import ClearForm, DiffForm, EmptyForm
 from .rendering import engine, page, uid, wants_json
@@ -29,6 +32,17 @@ def index() -> Any:
     items = engine().versions(uid())
     return page("versions.html", versions=items, form=EmptyForm(),
                 diff_form=DiffForm(formdata=None, a=items[0]["version"] if items else 0, b=0))
+
+
+@bp.get("/export.json")
+@login_required
+def export() -> Any:
+    """The whole memory as `memoryos export` writes it, as a file to keep (no "ok" wrapper)."""
+    doc = engine().export(uid())
+    text = json.dumps(doc, ensure_ascii=False, default=_json_default) + "\n"
+    name = time.strftime("memoryos-export-%Y%m%d-%H%M%S.json", time.gmtime())
+    return Response(text, mimetype="application/json", headers={
+        "Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
 
 @bp.post("/versions/snapshot.json")
