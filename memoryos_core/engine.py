@@ -12,9 +12,11 @@ from typing import Any
 
 from . import analysis, consolidation, importing, retrieval, state, versions
 from .admission import admit, check_exchange
-from .answering import fit_prompt
+from . import answer_guard
+from .answering import fit_prompt, remembered
 from .config import EngineConfig
 from .context import Context
+from .control import UserControl
 from .errors import InvalidInput, ModelError, NotFound
 from .heat import record_visits
 from .jobs import Jobs
@@ -23,7 +25,6 @@ from .llm.embedder import SentenceTransformerEmbedder
 from .reembed import check_model
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
-from .text import count_tokens, strip_think
 
 Progress = Callable[[int, int, str], None]
 UNITS = {"embedding": "exchanges", "consolidation": "batches", "analysis": "steps"}
@@ -68,7 +69,7 @@ def is_embedded(model: ChatModel | None) -> bool:
     return model is None or bool(getattr(model, "embedded", False))
 
 
-class MemoryEngine:
+class MemoryEngine(UserControl):
     """Long-term hierarchical memory for many users in one data folder."""
 
     def __init__(
@@ -176,13 +177,26 @@ class MemoryEngine:
     # -- reading and answering --------------------------------------------------------------
 
     def retrieve(self, user_id: str, query: str, record: bool = False,
-                 strategy: str = "memoryos", token_budget: int | None = None) -> dict[str, Any]:
-        """The retrieval trace for a query (what would go into an answer prompt)."""
+                 strategy: str = "memoryos", token_budget: int | None = None,
+                 now: float | None = None) -> dict[str, Any]:
+        """The retrieval trace for a query (what would go into an answer prompt); `now` is
+        when the question is asked (default: the current time)."""
         check_user(user_id)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         return retrieval.retrieve(self.ctx, user_id, query, record=record, strategy=strategy,
-                                  token_budget=token_budget)
+                                  token_budget=token_budget, now=now)
+
+    def prompt(self, user_id: str, text: str, *, model: ChatModel | None = None,
+               relationship: str | None = None, style_hint: str | None = None,
+               now: float | None = None) -> tuple[list[dict[str, str]], dict[str, Any]]:
+        """The exact messages an answer to `text` would send, and their trace; nothing stored."""
+        check_user(user_id)
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("message must not be empty")
+        llm = model or self.chat_model()
+        trace = retrieval.retrieve(self.ctx, user_id, text, record=False, now=now)
+        return fit_prompt(self.ctx, user_id, text, trace, llm, relationship, style_hint, now)
 
     def chat(
         self, user_id: str, text: str, *, relationship: str | None = None,
@@ -196,27 +210,18 @@ class MemoryEngine:
         if len(text) > self.config.max_text_chars:
             raise InvalidInput(f"message is longer than {self.config.max_text_chars} characters")
         llm = model or self.chat_model()
-        trace = retrieval.retrieve(self.ctx, user_id, text, record=False)
-        messages, trace = fit_prompt(self.ctx, user_id, text, trace, llm, relationship,
-                                     style_hint)
+        messages, trace = self.prompt(user_id, text, model=llm, relationship=relationship,
+                                      style_hint=style_hint)
+        earlier = [r["assistant_text"] for r in rows_db.short_term_rows(self.store, user_id)]
         started = time.perf_counter()
-        if on_token is not None:
-            pieces = []
-            for piece in llm.stream(messages, max_tokens=self.config.answer_max_tokens):
-                pieces.append(piece)
-                on_token(piece)
-            raw = "".join(pieces)  # streams carry no usage: count the way the prompt was sized
-            p_tok = sum(count_tokens(m["content"]) for m in messages)
-            c_tok = count_tokens(raw)
-        else:
-            done = llm.complete(messages, max_tokens=self.config.answer_max_tokens)
-            raw, p_tok, c_tok = done.text, done.prompt_tokens, done.completion_tokens
-        answer = strip_think(raw)
-        if not answer:
-            raise ModelError(f"chat model {llm.name!r} returned an empty answer")
-        self.store.add_usage(user_id, "answer", p_tok, c_tok)
+        reply = answer_guard.answer(llm, trace["layout"], messages, earlier,
+                                    remembered(trace), self.config.answer_max_tokens,
+                                    on_token)
+        answer = reply.text
+        self.store.add_usage(user_id, "answer", reply.prompt_tokens, reply.completion_tokens)
         trace.update(model=llm.name, answer_ms=round((time.perf_counter() - started) * 1000, 1),
-                     prompt_tokens=p_tok, completion_tokens=c_tok)
+                     prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+                     answer_source=reply.source, answer_attempts=reply.attempts)
         new = check_exchange(self.config, text, answer)
         vec = self.ctx.embedder.embed([new.page_text])[0]
         with self.store.transaction(user_id) as conn:

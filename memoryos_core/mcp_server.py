@@ -128,6 +128,20 @@ def build_server(
         return call(host.import_dialogue, document, format,  # type: ignore[no-any-return]
                     speaker, conversation)
 
+    @server.tool(description="Search the user's memory: pages of every tier, facts and profile"
+                 " dimensions matching the query by words and by meaning, with their dates and"
+                 " page ids.")
+    async def search_memory(query: Text, max_results: Results = 20) -> dict[str, Any]:
+        return call(host.search_memory, query, max_results)  # type: ignore[no-any-return]
+
+    @server.tool(description="Forget one exchange (its page id, from search_memory or"
+                 " memory_state): it leaves every tier, index, fact and trace; the memory"
+                 " before is saved as a version. everywhere=true also removes it from every"
+                 " saved version and the files on disk, and cannot be undone.")
+    async def forget_exchange(exchange_id: Annotated[int, Field(ge=1)],
+                              everywhere: bool = False) -> dict[str, Any]:
+        return call(host.forget_exchange, exchange_id, everywhere)  # type: ignore[no-any-return]
+
     return server
 
 

@@ -49,8 +49,7 @@ def profile_text(engine: MemoryEngine, user_id: str) -> str:
     for fam in engine.profile(user_id)["families"]:
         if fam["dimensions"]:
             lines.append(f"{fam['family']}:")
-            lines += [f"- {d['dimension']}: {d['level']} ({d['reason']})"
-                      for d in fam["dimensions"]]
+            lines += [f"- {d['dimension']}: {d['summary']}" for d in fam["dimensions"]]
     for note in state_rows.note_rows(engine.store, user_id):
         lines.append(note["text"])
     return "\n".join(lines)
@@ -58,11 +57,19 @@ def profile_text(engine: MemoryEngine, user_id: str) -> str:
 
 def knowledge(engine: MemoryEngine, user_id: str, kind: str,
               ids: list[int] | None = None) -> list[dict[str, Any]]:
-    """Facts as the reference's knowledge entries {knowledge, timestamp}, optionally by id order."""
+    """Facts as the reference's knowledge entries {knowledge, timestamp}, optionally by id order;
+    ours add when each held (valid_from, valid_until: None while current) and its successor."""
     rows = {r["id"]: r for r in state_rows.fact_rows(engine.store, user_id, kind)}
     order = list(rows) if ids is None else [i for i in ids if i in rows]
-    return [{"knowledge": rows[i]["text"], "timestamp": format_ts(rows[i]["created_at"])}
+    return [{"knowledge": rows[i]["text"], "timestamp": format_ts(rows[i]["created_at"]),
+             "valid_from": _ts_or_none(rows[i]["valid_from"]),
+             "valid_until": _ts_or_none(rows[i]["valid_until"]),
+             "superseded_by": rows[i]["superseded_by"]}
             for i in order]
+
+
+def _ts_or_none(ts: float | None) -> str | None:
+    return None if ts is None else format_ts(ts)
 
 
 def short_term(engine: MemoryEngine, user_id: str) -> list[dict[str, Any]]:
@@ -211,3 +218,13 @@ class ToolHost:
                                              select=conversation, model=self.model(user_id))
         report.pop("exchange_ids", None)
         return json.loads(json.dumps(report, default=str))  # type: ignore[no-any-return]
+
+    def search_memory(self, query: str, max_results: int = 20) -> dict[str, Any]:
+        """Pages, facts and profile dimensions matching a query, by words and by meaning."""
+        check_text(query, "query")
+        return self.engine.search(self.user(), query, check_count(max_results, "max_results"))
+
+    def forget_exchange(self, exchange_id: int, everywhere: bool = False) -> dict[str, Any]:
+        """Forget one exchange (a version first), or everywhere (versions and files too)."""
+        return self.engine.forget(self.user(), check_count(exchange_id, "exchange_id", 1, 2**63 - 1),
+                                  everywhere=bool(everywhere))

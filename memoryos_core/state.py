@@ -6,6 +6,7 @@ import json
 import time
 from typing import Any
 
+from . import fact_history, signals
 from .consolidation import pending_pages
 from .context import Context
 from .errors import NotFound
@@ -53,19 +54,39 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
     return [view for _, view in exact]
 
 
+def fact_view(row: dict[str, Any]) -> dict[str, Any]:
+    """A fact as inspection shows it: sources, and since when / until when it held."""
+    return {"id": row["id"], "text": row["text"], "sources": json.loads(row["sources"]),
+            "created_at": row["created_at"], "updated_at": row["updated_at"],
+            "valid_from": row["valid_from"], "valid_until": row["valid_until"],
+            "superseded_by": row["superseded_by"], "by_user": bool(row.get("by_user"))}
+
+
 def fact_views(ctx: Context, user_id: str, kind: str) -> list[dict[str, Any]]:
-    """One fact list with sources."""
-    return [{"id": r["id"], "text": r["text"], "sources": json.loads(r["sources"]),
-             "created_at": r["created_at"], "updated_at": r["updated_at"]}
-            for r in state_rows.fact_rows(ctx.store, user_id, kind)]
+    """One fact list with sources, replaced facts included."""
+    return [fact_view(r) for r in state_rows.fact_rows(ctx.store, user_id, kind)]
+
+
+def fact_timelines(ctx: Context, user_id: str, kind: str) -> list[dict[str, Any]]:
+    """One fact list as it holds now, each fact with `history`: the values it replaced,
+    newest first, each with its dates."""
+    return [dict(fact_view(t["fact"]), history=[fact_view(h) for h in t["history"]])
+            for t in fact_history.timeline(state_rows.fact_rows(ctx.store, user_id, kind))]
 
 
 def profile_rows(ctx: Context, user_id: str) -> list[dict[str, Any]]:
-    """Stored profile dimensions."""
-    return [{"dimension": r["dimension"], "family": r["family"], "level": r["level"],
-             "reason": r["reason"], "evidence": json.loads(r["evidence"]),
-             "updated_at": r["updated_at"]}
-            for r in state_rows.profile_rows(ctx.store, user_id)]
+    """Stored profile dimensions: a model's level and reason, or (level None) the signals
+    without a model, the user's sentences with their pages; `summary` says which, with counts."""
+    out = []
+    for r in state_rows.profile_rows(ctx.store, user_id):
+        evidence, found = json.loads(r["evidence"]), json.loads(r["signals"])
+        out.append({"dimension": r["dimension"], "family": r["family"], "level": r["level"],
+                    "reason": r["reason"], "evidence": evidence, "signals": found,
+                    "kind": "level" if r["level"] else "signals",
+                    "summary": f"{r['level']}: {r['reason']}" if r["level"]
+                    else signals.summary(found, evidence),
+                    "updated_at": r["updated_at"], "by_user": bool(r.get("by_user"))})
+    return out
 
 
 def build_profile(ctx: Context, user_id: str) -> dict[str, Any]:
@@ -78,7 +99,9 @@ def build_profile(ctx: Context, user_id: str) -> dict[str, Any]:
                        key=lambda r: order.get(r["dimension"], 999))
         families.append({"family": family, "dimensions": items})
     notes = state_rows.note_rows(ctx.store, user_id)
-    return {"families": families, "count": len(rows), "notes": notes}
+    return {"families": families, "count": len(rows), "notes": notes,
+            "levels": sum(1 for r in rows if r["level"]),
+            "signal_dimensions": sum(1 for r in rows if not r["level"])}
 
 
 def build_state(ctx: Context, user_id: str) -> dict[str, Any]:
@@ -101,8 +124,8 @@ def build_state(ctx: Context, user_id: str) -> dict[str, Any]:
         },
         "long_term": {
             "profile": profile_rows(ctx, user_id),
-            "user_facts": fact_views(ctx, user_id, "user"),
-            "assistant_facts": fact_views(ctx, user_id, "assistant"),
+            "user_facts": fact_timelines(ctx, user_id, "user"),
+            "assistant_facts": fact_timelines(ctx, user_id, "assistant"),
             "fact_capacity": cfg.fact_capacity,
         },
         "pending_work": {

@@ -13,8 +13,10 @@ from flask_wtf.csrf import CSRFProtect
 
 from memoryos_core import EngineConfig, MemoryEngine
 from memoryos_core.storage import database_url
+from memoryos_core.storage.sqlite import private_dir
 
 from . import config as cfg
+from . import keybox
 from .maintenance import Maintainer
 from .users import UserStore
 
@@ -46,14 +48,16 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(test_config)
     data_dir = Path(app.config["DATA_DIR"] or Path(app.instance_path) / "data")
     app.config["DATA_DIR"] = str(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)  # 0700: only the app's user reads the data folder
     # PostgreSQL for accounts and memory: MEMPLAY_DATABASE_URL, else MEMORYOS_DATABASE_URL.
     url = database_url(app.config.get("DATABASE_URL") or None)
     app.config["DATABASE_URL"] = url
-    users = UserStore(data_dir, url)
+    users = UserStore(data_dir, url, session_idle_seconds=app.config["SESSION_IDLE_SECONDS"],
+                      session_max_seconds=app.config["SESSION_MAX_SECONDS"])
     if app.config["ENV"] == "production" and not app.config.get("SECRET_KEY"):  # unset or ""
         app.config["SECRET_KEY"] = cfg.persistent_secret(data_dir, users.store if url else None)
     cfg.check_production(app.config)
+    keybox.init_app(app, users)  # endpoint API keys encrypted under the secret key
     app.debug = bool(app.config["DEBUG"])
 
     engine_config = EngineConfig.from_env(base=EngineConfig())
@@ -80,6 +84,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         introspection,
         jobs,
         memory,
+        metrics,
         profile,
         rendering,
         security,
@@ -89,14 +94,16 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     rendering.init_app(app)
     errors.init_app(app)
+    metrics.init_app(app)  # /-/metrics, and every request timed by its route
     security.init_app(app)
     for module in (auth, chat, imports, analysis, jobs, memory, profile, versions, settings,
                    introspection):
         app.register_blueprint(module.bp)
-    from . import mcp, reference_imports
+    from . import account, mcp, reference_imports
 
     mcp.init_app(app)  # /mcp (bearer tokens) and the token pages
     app.register_blueprint(reference_imports.bp)
+    app.register_blueprint(account.bp)  # delete my account (issue 21)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if url:  # the starting thread serves no requests: give its database connection back
         app.extensions["memoryos"].store.close()

@@ -55,6 +55,12 @@ ACCOUNT_MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX IF NOT EXISTS mcp_tokens_user ON mcp_tokens(user_id, id);
     """,
+    # 2: sessions end after an idle time too (PostgreSQL migration 5): when last used.
+    """
+    ALTER TABLE sessions ADD COLUMN last_seen_at REAL;
+    UPDATE sessions SET last_seen_at = created_at;
+    CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id);
+    """,
 )
 
 Row = dict[str, Any]
@@ -118,21 +124,39 @@ def user_by_name(store: BaseStore, username: str) -> Row | None:
 # -- login sessions ---------------------------------------------------------------------------
 
 def add_session(conn: Connection, session_id: str, user_id: int, created_at: float) -> None:
-    """Record a server-side login session."""
-    conn.execute("INSERT INTO sessions (id, user_id, created_at) VALUES (?, ?, ?)",
-                 (session_id, user_id, created_at))
+    """Record a server-side login session (last used now)."""
+    conn.execute("INSERT INTO sessions (id, user_id, created_at, last_seen_at) VALUES (?, ?, ?, ?)",
+                 (session_id, user_id, created_at, created_at))
 
 
 def session_user(store: BaseStore, session_id: str, user_id: int) -> Row | None:
-    """id, username and created_at of the account a live session belongs to."""
+    """The account a session belongs to (id, username, created_at) with the session's
+    started_at and last_seen_at."""
     return store.query_one(
-        "SELECT u.id, u.username, u.created_at FROM sessions s JOIN users u ON"
-        " u.id = s.user_id WHERE s.id = ? AND s.user_id = ?", (session_id, user_id))
+        "SELECT u.id, u.username, u.created_at, s.created_at AS started_at,"
+        " coalesce(s.last_seen_at, s.created_at) AS last_seen_at FROM sessions s JOIN users u"
+        " ON u.id = s.user_id WHERE s.id = ? AND s.user_id = ?", (session_id, user_id))
+
+
+def touch_session(conn: Connection, session_id: str, now: float) -> None:
+    """Record a session's use (its idle time starts again)."""
+    conn.execute("UPDATE sessions SET last_seen_at = ? WHERE id = ?", (now, session_id))
 
 
 def delete_session(conn: Connection, session_id: str) -> None:
     """End one login session."""
     conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+
+def end_user_sessions(conn: Connection, user_id: int) -> int:
+    """End every login session of one account; how many there were."""
+    return int(conn.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,)).rowcount)
+
+
+def prune_sessions(conn: Connection, started_before: float, seen_before: float) -> None:
+    """Forget the sessions of every account that passed their absolute or idle lifetime."""
+    conn.execute("DELETE FROM sessions WHERE created_at < ? OR"
+                 " coalesce(last_seen_at, created_at) < ?", (started_before, seen_before))
 
 
 # -- login failures ---------------------------------------------------------------------------
@@ -176,6 +200,19 @@ def save_endpoint(conn: Connection, user_id: int, base_url: str, model: str, api
         " model = excluded.model, api_key = excluded.api_key,"
         " updated_at = excluded.updated_at",
         (user_id, base_url, model, api_key, updated_at))
+
+
+def stored_api_keys(store: BaseStore) -> list[Row]:
+    """user_id and stored api_key of every endpoint that keeps a key."""
+    return store.query("SELECT user_id, api_key FROM endpoints WHERE api_key <> ''"
+                       " ORDER BY user_id")
+
+
+def replace_api_key(conn: Connection, user_id: int, old: str, new: str) -> bool:
+    """Store a key's new sealed form unless the user changed it meanwhile; False then."""
+    cur = conn.execute("UPDATE endpoints SET api_key = ? WHERE user_id = ? AND api_key = ?",
+                       (new, user_id, old))
+    return bool(cur.rowcount == 1)
 
 
 # -- MCP tokens -------------------------------------------------------------------------------
@@ -228,3 +265,19 @@ def shared_value(conn: Connection, key: str, candidate: str) -> str:
                  (key, candidate))
     row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
     return str(row[0])
+
+
+# -- deleting an account ----------------------------------------------------------------------
+
+def delete_account(conn: Connection, user_id: int, username: str) -> dict[str, int]:
+    """Delete an account with its sessions, MCP tokens, endpoint (and key) and the login
+    failures recorded under its name; rows deleted per table."""
+    done = {table: int(conn.execute(f"DELETE FROM {table} WHERE user_id = ?",
+                                    (user_id,)).rowcount or 0)
+            for table in ("sessions", "mcp_tokens", "endpoints")}
+    # failure keys are '<name>|<address>' (the name lower-cased): the name goes with them
+    done["login_failures"] = int(conn.execute(
+        "DELETE FROM login_failures WHERE substr(key, 1, ?) = ?",
+        (len(username) + 1, username.strip().lower() + "|")).rowcount or 0)
+    done["users"] = int(conn.execute("DELETE FROM users WHERE id = ?", (user_id,)).rowcount or 0)
+    return done

@@ -302,4 +302,36 @@ MIGRATIONS: tuple[str, ...] = (
          WHERE e.user_id = facts.user_id), created_at);
     CREATE INDEX ix_facts_superseded ON facts(superseded_by);
     """,
+    # 8: a profile dimension may hold signals without a level (issue 19): extractive analysis
+    # keeps the user's sentences that name an interest ([{page, text}]) and never invents a
+    # level, so level may be NULL (SQLite changes a column only by copying the table). Rows the
+    # old extractive rule made (levels from page counts, "N page(s) on it: ...") keep their
+    # links and lose the made-up level and keyword reason.
+    """
+    CREATE TABLE profile_v8 (
+        user_id TEXT NOT NULL,
+        dimension TEXT NOT NULL,
+        family TEXT NOT NULL,
+        level TEXT CHECK (level IN ('High', 'Medium', 'Low')),
+        reason TEXT NOT NULL,
+        evidence TEXT NOT NULL DEFAULT '[]',
+        updated_at REAL NOT NULL,
+        signals TEXT NOT NULL DEFAULT '[]',
+        PRIMARY KEY (user_id, dimension)
+    );
+    INSERT INTO profile_v8 (user_id, dimension, family, level, reason, evidence, updated_at)
+        SELECT user_id, dimension, family,
+               CASE WHEN reason LIKE '% page(s) on it%' THEN NULL ELSE level END,
+               CASE WHEN reason LIKE '% page(s) on it%' THEN '' ELSE reason END,
+               evidence, updated_at
+        FROM profile;
+    DROP TABLE profile;
+    ALTER TABLE profile_v8 RENAME TO profile;
+    """,
+    # 9: the user's own corrections (issue 21): a fact or profile dimension the user edited
+    # or set is marked as theirs; analysis never overwrites or deletes it.
+    """
+    ALTER TABLE facts ADD COLUMN by_user INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE profile ADD COLUMN by_user INTEGER NOT NULL DEFAULT 0;
+    """,
 )

@@ -248,4 +248,23 @@ PG_MIGRATIONS: tuple[str, ...] = (
          (SELECT jsonb_array_elements_text(f.sources::jsonb)::bigint)), f.created_at);
     CREATE INDEX ix_facts_superseded ON facts(superseded_by);
     """,
+    # 5: a profile dimension may hold signals without a level (SQLite migration 8): level may
+    # be NULL, signals keep the user's sentences; rows of the old extractive rule lose the level.
+    """
+    ALTER TABLE profile ALTER COLUMN level DROP NOT NULL;
+    ALTER TABLE profile ADD COLUMN signals TEXT NOT NULL DEFAULT '[]';
+    UPDATE profile SET level = NULL, reason = '' WHERE reason LIKE '% page(s) on it%';
+    """,
+    # 6: sessions end after an idle time too (accounts migration 2): when last used.
+    """
+    ALTER TABLE sessions ADD COLUMN last_seen_at DOUBLE PRECISION;
+    UPDATE sessions SET last_seen_at = created_at;
+    CREATE INDEX sessions_user ON sessions(user_id);
+    """,
+    # 7: the user's own corrections (SQLite migration 9): facts and profile rows marked as the
+    # user's, which analysis never overwrites or deletes.
+    """
+    ALTER TABLE facts ADD COLUMN by_user BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE profile ADD COLUMN by_user BIGINT NOT NULL DEFAULT 0;
+    """,
 )

@@ -15,7 +15,11 @@ EXCHANGE_COLUMNS = ("id", "user_text", "assistant_text", "ts", "admitted_at", "t
 SEGMENT_COLUMNS = ("id", "summary", "keywords", "n_visit", "l_interaction", "last_visit",
                    "created_at", "updated_at", "analysed_at")
 FACT_COLUMNS = ("id", "kind", "text", "norm", "sources", "created_at", "updated_at")
+# when a fact held and what replaced it (documents written before migration 7 lack them)
+FACT_TIME_COLUMNS = ("valid_from", "valid_until", "superseded_by")
 PROFILE_COLUMNS = ("dimension", "family", "level", "reason", "evidence", "updated_at")
+PROFILE_LATER = {"signals": "[]", "by_user": 0}  # columns newer documents hold: else the default
+FACT_LATER = {"by_user": 0}  # by_user: the user's correction (migration 9)
 WIPED_TABLES = ("traces", "exchanges", "segments", "facts", "profile", "user_state", "notes")
 
 
@@ -40,9 +44,11 @@ def memory_rows(store: BaseStore, user_id: str) -> dict[str, Any]:
                                  " WHERE user_id = ? ORDER BY id", (user_id,)),
         "segments": store.query(f"SELECT {', '.join(SEGMENT_COLUMNS)} FROM segments"
                                 " WHERE user_id = ? ORDER BY id", (user_id,)),
-        "facts": store.query(f"SELECT {', '.join(FACT_COLUMNS)} FROM facts WHERE user_id = ?"
-                             " ORDER BY id", (user_id,)),
-        "profile": store.query(f"SELECT {', '.join(PROFILE_COLUMNS)} FROM profile"
+        "facts": store.query(f"SELECT {', '.join((*FACT_COLUMNS, *FACT_TIME_COLUMNS, *FACT_LATER))}"
+                             " FROM facts"
+                             " WHERE user_id = ? ORDER BY id", (user_id,)),
+        "profile": store.query(f"SELECT {', '.join((*PROFILE_COLUMNS, *PROFILE_LATER))}"
+                               " FROM profile"
                                " WHERE user_id = ? ORDER BY dimension", (user_id,)),
         "user_state": store.query_one("SELECT overview, last_page_id FROM user_state"
                                       " WHERE user_id = ?", (user_id,)),
@@ -137,8 +143,22 @@ def insert_exchange(conn: Connection, user_id: str, row: dict[str, Any], keep_id
 
 
 def insert_fact(conn: Connection, user_id: str, row: dict[str, Any], keep_id: bool) -> int:
-    """Write one fact row of a document for the user; its new id (the same when kept)."""
-    return _insert(conn, "facts", user_id, FACT_COLUMNS if keep_id else FACT_COLUMNS[1:], row)
+    """Write one fact row of a document for the user; its new id (the same when kept). Its
+    successor is linked afterwards (set_fact_successor): it may come later in the document."""
+    start = row.get("valid_from")
+    row = dict(row, valid_from=row["created_at"] if start is None else start,
+               valid_until=row.get("valid_until"),
+               **{c: row.get(c, default) for c, default in FACT_LATER.items()})
+    columns = ((FACT_COLUMNS if keep_id else FACT_COLUMNS[1:]) + ("valid_from", "valid_until")
+               + tuple(FACT_LATER))
+    return _insert(conn, "facts", user_id, columns, row)
+
+
+def set_fact_successor(conn: Connection, user_id: str, fact_id: int,
+                       successor: int | None) -> None:
+    """Point one of the user's facts at the fact that replaced it."""
+    conn.execute("UPDATE facts SET superseded_by = ? WHERE id = ? AND user_id = ?",
+                 (successor, fact_id, user_id))
 
 
 def set_chain_links(conn: Connection, user_id: str, exchange_id: int, prev_id: int | None,
@@ -150,9 +170,11 @@ def set_chain_links(conn: Connection, user_id: str, exchange_id: int, prev_id: i
 
 def insert_profile_dimension(conn: Connection, user_id: str, row: dict[str, Any]) -> None:
     """Write one profile dimension row of a document for the user."""
-    conn.execute(f"INSERT INTO profile (user_id, {', '.join(PROFILE_COLUMNS)}) VALUES"
-                 f" (?{', ?' * len(PROFILE_COLUMNS)})",
-                 (user_id, *[row[c] for c in PROFILE_COLUMNS]))
+    columns = (*PROFILE_COLUMNS, *PROFILE_LATER)
+    conn.execute(f"INSERT INTO profile (user_id, {', '.join(columns)}) VALUES"
+                 f" (?{', ?' * len(columns)})",
+                 (user_id, *[row[c] for c in PROFILE_COLUMNS],
+                  *[row.get(c, default) for c, default in PROFILE_LATER.items()]))
 
 
 def insert_user_state(conn: Connection, user_id: str, overview: str, last_page_id: int | None,

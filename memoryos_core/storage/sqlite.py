@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -24,8 +25,9 @@ class SQLiteStore(BaseStore):
     def __init__(self, data_dir: str | Path, name: str = DB_NAME,
                  migrations: tuple[str, ...] = MIGRATIONS) -> None:
         self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         self.path = self.data_dir / name
+        private_file(self.path)
         self.migrations = migrations
         self._local = threading.local()
         self._migrate()
@@ -41,6 +43,7 @@ class SQLiteStore(BaseStore):
             conn.row_factory = sqlite3.Row
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA secure_delete=ON")  # deleted rows are zeroed, not left in free pages
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA busy_timeout=60000")
             self._local.conn = conn
@@ -63,6 +66,12 @@ class SQLiteStore(BaseStore):
                 for statement in _split_sql(script):
                     conn.execute(statement)
                 conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, time.time()))
+
+    def size_bytes(self) -> int:
+        """Bytes of the database file with its write-ahead log (-wal) and shared memory (-shm)."""
+        files = (self.path, self.path.with_name(self.path.name + "-wal"),
+                 self.path.with_name(self.path.name + "-shm"))
+        return sum(f.stat().st_size for f in files if f.exists())
 
     # -- vectors ----------------------------------------------------------------------------
 
@@ -107,6 +116,31 @@ class SQLiteStore(BaseStore):
             ):
                 out[int(row[0])] = np.frombuffer(row[1], dtype=np.float32)
         return out
+
+def private_dir(path: Path) -> None:
+    """Make a data folder (0700), or tighten one made open by an older version."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except PermissionError:  # not ours (a mounted volume): its owner decides
+        pass
+
+
+def private_file(path: Path) -> None:
+    """Make the database file readable by its owner only (0600) before SQLite opens it.
+
+    SQLite creates the -wal and -shm files with the database file's mode, so they follow.
+    Files made by older versions (0644) are tightened; a file owned by someone else is left.
+    """
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for existing in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if existing.exists() and existing.stat().st_mode & 0o077:
+                existing.chmod(0o600)
+        except PermissionError:
+            pass
+
 
 def _split_sql(script: str) -> list[str]:
     """Split a migration into statements, keeping trigger bodies whole."""
