@@ -34,4 +34,4 @@ EXPOSE 8000
 # Embedded default (SQLite in /data): one worker. With MEMPLAY_DATABASE_URL (PostgreSQL +
 # pgvector) set WORKERS to any number: jobs, sessions and memory all live in the database.
 ENV WORKERS=1
-CMD ["sh", "-c", "exec gunicorn --bind 0.0.0.0:8000 --workers \"$WORKERS\" --threads 4 --timeout 300 'webapp:create_app()'"]
+CMD ["sh", "-c", "umask 077 && exec gunicorn --bind 0.0.0.0:8000 --workers \"$WORKERS\" --threads 4 --timeout 300 'webapp:create_app()'"]

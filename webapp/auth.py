@@ -104,3 +104,22 @@ def logout() -> Any:
         current_app.extensions["memplay_users"].end_session(current_user.session_id)
         logout_user()
     return redirect(url_for("auth.login"))
+
+
+@bp.post("/logout/everywhere.json")
+@bp.post("/logout/everywhere")
+@login_required
+def logout_everywhere() -> Any:
+    """End every login session of this account (other browsers, copied cookies) and this one."""
+    if not EmptyForm().validate_on_submit():
+        if wants_json():
+            return jsonify({"ok": False, "error": "The form expired: reload and try again.",
+                            "status": 400}), 400
+        flash("The form expired: reload the page and try again.", "error")
+        return redirect(url_for("settings.index"))
+    ended = current_app.extensions["memplay_users"].end_all_sessions(current_user.id)
+    logout_user()
+    if wants_json():
+        return jsonify({"ok": True, "sessions_ended": ended})
+    flash(f"Logged out everywhere ({ended} session{'s' if ended != 1 else ''} ended).", "info")
+    return redirect(url_for("auth.login"))

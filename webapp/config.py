@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryos_core.storage import BaseStore, accounts
+from memoryos_core.storage.sqlite import private_dir
 
 DEV_SECRET_KEY = "dev-only-not-secret"  # refused by ProductionConfig
 ENV_PREFIX = "MEMPLAY_"
@@ -44,6 +45,8 @@ class BaseConfig:
     ENGINE_SETTINGS: Mapping[str, Any] = {}  # on top of MEMORYOS_<NAME> environment settings
     LOGIN_MAX_FAILURES = 5
     LOGIN_WINDOW_SECONDS = 300
+    SESSION_IDLE_SECONDS = 86400  # a login session unused for a day ends (on the server)
+    SESSION_MAX_SECONDS = 14 * 86400  # and any login session after two weeks
     MAINTENANCE = "background"  # "inline": consolidate/analyse inside the chat request
     JOB_STALE_SECONDS = 600  # a running job not updated for this long shows as interrupted
     ALLOW_PRIVATE_ENDPOINTS = False  # per-user base URLs on loopback/private networks
@@ -118,8 +121,10 @@ def persistent_secret(data_dir: Path, store: BaseStore | None = None) -> str:
             return accounts.shared_value(conn, SECRET_META_KEY, secrets.token_hex(32))
     path = data_dir / "secret_key"
     if path.exists():
+        if path.stat().st_mode & 0o077:  # made readable by others by an older version
+            path.chmod(0o600)
         return path.read_text().strip()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)
     key = secrets.token_hex(32)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as handle:

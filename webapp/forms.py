@@ -35,22 +35,34 @@ class LoginForm(FlaskForm):
     password = PasswordField("Password", validators=[DataRequired(), Length(max=200)])
 
 
-COMMON_PASSWORDS = frozenset("""
-password passw0rd password1 password12 password123 p@ssword p@ssw0rd qwertyuiop qwerty123
-qwertyui 1q2w3e4r 1q2w3e4r5t 1qaz2wsx zaq12wsx iloveyou sunshine princess football baseball
-welcome welcome1 monkey123 dragon123 letmein1 trustno1 abc12345 abcd1234 abcdefgh admin123
-administrator superman batman123 starwars whatever computer internet changeme secret123
-master123 shadow123 michael1 jennifer charlie1 freedom1 asdfghjk asdfasdf zxcvbnm1
-""".split())
+# zxcvbn scores 0-4; 2 means about a million guesses or more ("somewhat guessable"): below it
+# the password is on (or a small variation of) its common-password and word lists.
+PASSWORD_MIN_SCORE = 2
+ZXCVBN_MAX_LENGTH = 72  # zxcvbn refuses longer input; the first 72 characters bound the rest
+
+
+def password_problem(password: str, username: str = "") -> str | None:
+    """Why a new password is too easy to guess (zxcvbn, offline), or None when it is fine."""
+    from zxcvbn import zxcvbn
+
+    value = password.strip().lower()
+    name = username.strip().lower()
+    if len(name) >= 4 and name in value:
+        return "This password is too easy to guess: it contains your username."
+    result = zxcvbn(password[:ZXCVBN_MAX_LENGTH], user_inputs=[name] if name else [])
+    if result["score"] >= PASSWORD_MIN_SCORE:
+        return None
+    warning = result["feedback"].get("warning") or ""
+    why = f" ({warning.rstrip('.')})" if warning else ""
+    return f"This password is too easy to guess{why}: use a few unrelated words."
 
 
 def strong_password(form: FlaskForm, field: PasswordField) -> None:
-    """Refuse passwords that are common, all digits, one repeated pattern or the username."""
-    value = (field.data or "").strip().lower()
-    username = (getattr(form, "username", None) and form.username.data or "").strip().lower()
-    if (value in COMMON_PASSWORDS or value.isdigit() or len(set(value)) < 4
-            or (len(username) >= 4 and username in value)):
-        raise ValidationError("This password is too easy to guess: use a few unrelated words.")
+    """Refuse passwords on zxcvbn's common-password lists, guessable patterns or the username."""
+    username = getattr(form, "username", None)
+    problem = password_problem(field.data or "", (username.data or "") if username else "")
+    if problem:
+        raise ValidationError(problem)
 
 
 class RegisterForm(FlaskForm):
@@ -73,7 +85,8 @@ class ImportForm(FlaskForm):
     format = SelectField("Format", choices=list(FORMATS), default="auto")
     speaker = StringField("LoCoMo: which speaker are you?", validators=[Optional(),
                                                                        Length(max=200)])
-    select = StringField("LoCoMo: sample id (for a file with many)", validators=[
+    select = StringField("LoCoMo sample id / LongMemEval question id (for a file with many)",
+                         validators=[
         Optional(), Length(max=200)])
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from flask import current_app
 
 from memoryos_core.llm import ChatModel, OpenAIChatModel
+from memoryos_core.llm.guard import is_public
 
 from .security import check_endpoint_url
 
@@ -69,7 +70,9 @@ def account_chat_model(app: Any, account_id: int) -> ChatModel | None:
             del cache[old]
         cache[key] = OpenAIChatModel(
             endpoint.model, base_url=endpoint.base_url, api_key=endpoint.api_key or None,
-            context_window=int(app.config.get("CHAT_CONTEXT_WINDOW") or 8192))
+            context_window=int(app.config.get("CHAT_CONTEXT_WINDOW") or 8192),
+            # each request resolves, checks and connects to the checked address only
+            address_check=None if app.config["ALLOW_PRIVATE_ENDPOINTS"] else is_public)
     return cache[key]
 
 

@@ -33,6 +33,16 @@ def when(ts: float | None) -> str:
         return "—"
 
 
+def duration(seconds: float) -> str:
+    """A length of time in the largest whole unit: '2 weeks', '1 day', '90 minutes'."""
+    seconds = int(seconds)
+    for unit, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            n = seconds // size
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return f"{seconds} seconds"
+
+
 def engine() -> MemoryEngine:
     """The app's one memory engine."""
     return current_app.extensions["memoryos"]  # type: ignore[no-any-return]
@@ -100,4 +110,5 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["event_items"] = event_items
     app.jinja_env.filters["markdown"] = markdown
     app.jinja_env.filters["when"] = when
+    app.jinja_env.filters["duration"] = duration
     app.jinja_env.globals["heat_bars"] = heat_bars

@@ -60,4 +60,5 @@ def index() -> Any:
     data = {"endpoint": endpoint.public(), "default_model": default_model_info()}
     if wants_json():
         return page("settings.html", **data)
-    return render_template("settings.html", form=form, **data), status
+    return render_template("settings.html", form=form, key_lost=endpoint.key_lost,
+                           **data), status

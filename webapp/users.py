@@ -16,7 +16,6 @@ from memoryos_core.storage import accounts, erasure
 
 from .keybox import KeyBox, KeyUnreadable
 
-
 SESSION_TOUCH_SECONDS = 60  # a session's last use is recorded at most this often
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..errors import ModelError
+from ..errors import InvalidInput, ModelError
 from ..text import count_tokens
 from .base import Completion, Message
+
+AddressCheck = Callable[[str], bool]  # guard.is_public: True for an address one may reach
 
 
 class OpenAIChatModel:
@@ -17,9 +19,13 @@ class OpenAIChatModel:
     def __init__(
         self, model: str, base_url: str | None = None, api_key: str | None = None,
         timeout: float = 60.0, retries: int = 2, context_window: int = 8192,
-        json_mode: str = "none",
+        json_mode: str = "none", address_check: AddressCheck | None = None,
     ) -> None:
+        """`address_check` (e.g. guard.is_public): every connection goes only to an address
+        that passed it, resolved once per request (a user's own endpoint)."""
         import openai  # imported lazily: the engine loads without it for the fake model
+
+        from .guard import pinned_transport
 
         self.name = model
         self.base_url = base_url
@@ -27,11 +33,18 @@ class OpenAIChatModel:
         self.json_mode = json_mode  # "none", "object" or "schema": what response_format to send
         self._openai = openai
         # ValueError: a reply that is not JSON (the client parses it before we see it)
+        # InvalidInput: the endpoint guard refused the address (see guard.py)
         self._failures: tuple[type[Exception], ...] = (openai.OpenAIError, ValueError,
-                                                      *_transport_errors())
+                                                      InvalidInput, *_transport_errors())
+        # Redirects are never followed (a 3xx is a failed call): a redirect could lead to an
+        # address nobody checked. With a guard, no proxy from the environment either.
+        http_client = openai.DefaultHttpxClient(
+            follow_redirects=False,
+            **({} if address_check is None else {
+                "transport": pinned_transport(address_check), "trust_env": False}))
         self._client = openai.OpenAI(
             base_url=base_url, api_key=api_key or "not-needed", timeout=timeout,
-            max_retries=retries,
+            max_retries=retries, http_client=http_client,
         )
 
     def _format(self, json_schema: dict[str, Any] | None) -> dict[str, Any]:
@@ -102,7 +115,12 @@ def _transport_errors() -> tuple[type[Exception], ...]:
 
 
 def _describe(exc: Exception) -> str:
-    """A one-line description of a provider error."""
+    """A one-line description of a provider error (the guard's reason when it refused)."""
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None:
+        if isinstance(cause, InvalidInput):
+            return str(cause)
+        cause = cause.__cause__ or cause.__context__
     status = getattr(exc, "status_code", None)
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return f"HTTP {status}: {text}" if status else text

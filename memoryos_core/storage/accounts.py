@@ -55,7 +55,7 @@ ACCOUNT_MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX IF NOT EXISTS mcp_tokens_user ON mcp_tokens(user_id, id);
     """,
-    # 2: sessions end after an idle time too (PostgreSQL migration 5): when last used.
+    # 2: sessions end after an idle time too (PostgreSQL migration 6): when last used.
     """
     ALTER TABLE sessions ADD COLUMN last_seen_at REAL;
     UPDATE sessions SET last_seen_at = created_at;
