@@ -53,6 +53,7 @@ class Conversation:
     """One imported conversation: its exchanges, short-term ids and dia_id -> exchange map."""
 
     def __init__(self, engine: Any, user: str, report: dict[str, Any]) -> None:
+        from memoryos_core.recent import fit_recent, recent_budget, recent_tokens
         from memoryos_core.text import count_tokens
 
         self.engine, self.user, self.report = engine, user, report
@@ -61,10 +62,15 @@ class Conversation:
             " ORDER BY ts, id", (user,))
         self.by_id = {r["id"]: r for r in self.rows}
         self.tokens = {r["id"]: count_tokens(line(r)) for r in self.rows}
-        self.short = [r["id"] for r in self.rows if r["tier"] == "short"]
-        self.short_tokens = sum(count_tokens(self.by_id[i]["user_text"])
-                                + count_tokens(self.by_id[i]["assistant_text"])
-                                for i in self.short)
+        # the recent exchanges as the product's prompt shows them (long sides shortened); a
+        # shortened exchange no longer counts as evidence in context: its text may be cut away
+        fitted = fit_recent([r for r in self.rows if r["tier"] == "short"],
+                            recent_budget(engine.config))
+        self.short = [r["id"] for r in fitted if not r["shortened"]]
+        self.short_all = [r["id"] for r in fitted]  # every short-term row: never a page
+        self.short_text = "\n".join(line(r) for r in fitted)
+        self.short_tokens = recent_tokens(fitted)
+        self.now: float | None = None  # when the questions are asked (None: the current time)
         self.last_parts: dict[str, int] = {}
         self.fact_sources: set[int] = set()
         self.dia: dict[str, int] = {}
@@ -79,10 +85,10 @@ class Conversation:
         `target` is the product's token count for this question: the flat baselines fill to it.
         """
         t0 = time.perf_counter()
-        short_text = "\n".join(line(self.by_id[i]) for i in self.short)
+        short_text = self.short_text
         if strategy == "memoryos":
             trace = self.engine.retrieve(self.user, question, record=False, strategy=strategy,
-                                         token_budget=budget)
+                                         token_budget=budget, now=self.now)
             ids = {p["id"] for p in trace["pages"] if p["selected"]}
             tokens = sum(p["tokens"] for p in trace["prompt_parts"]) + self.short_tokens
             text = trace["memory_block"] + "\n## Recent conversation\n" + short_text
@@ -95,8 +101,9 @@ class Conversation:
         if strategy in ("flat", "flat-hybrid", "flat-hybrid-filtered"):
             mid = {i: r for i, r in self.by_id.items() if r["tier"] == "mid"}
             ids, tokens, text = flat_baselines.context(
-                strategy, self.engine, self.user, question, mid, self.short, self.short_tokens,
-                target)
+                strategy, self.engine, self.user, question, mid, self.short_all,
+                self.short_tokens, target)
+            ids = (ids - set(self.short_all)) | set(self.short)
             text += "\n## Recent conversation\n" + short_text
             return ids, tokens, text, time.perf_counter() - t0
         if strategy == "recent":

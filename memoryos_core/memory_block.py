@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 from .text import count_tokens, truncate_tokens
@@ -11,18 +12,12 @@ PAGE_LINE_TOKENS = 220
 PAGES_HEADER = "## Relevant past conversation"
 
 
-def recent_tokens(short_rows: list[dict[str, Any]]) -> int:
-    """Tokens of the short-term exchanges, the recent conversation beside the memory block."""
-    return sum(count_tokens(r["user_text"]) + count_tokens(r["assistant_text"])
-               for r in short_rows)
-
-
 def memory_budget(asked: int, context_budget: int, recent: int) -> int:
     """The memory block's budget: what `asked`, and the context budget less the recent
     conversation, allow (never below a quarter of `asked`; context budget 0: no cap).
 
-    The prompt's memory and recent conversation stay within one size: a long recent exchange
-    (a pasted text) leaves the memory less rather than growing every prompt.
+    The prompt's memory and recent conversation stay within one size; the recent exchanges are
+    shortened to their share first (memoryos_core.recent), so they rarely leave the memory less.
     """
     if context_budget <= 0:
         return asked
@@ -30,8 +25,28 @@ def memory_budget(asked: int, context_budget: int, recent: int) -> int:
 
 
 def profile_line(row: dict[str, Any]) -> str:
-    """One profile dimension as the memory block writes it."""
-    return f"- {row['dimension']}: {row['level']} ({row['reason']})"
+    """One profile dimension as the memory block writes it: a model's level with its reason,
+    or, with signals and no level, how many pages mention it and the newest thing said."""
+    if row["level"]:
+        return f"- {row['dimension']}: {row['level']} ({row['reason']})"
+    pages = len(_decoded(row["evidence"]))
+    said = _decoded(row.get("signals") or [])
+    quote = f" ({truncate_tokens(said[-1]['text'], 30)})" if said else ""
+    return f"- {row['dimension']}: mentioned in {pages} page{'s' if pages != 1 else ''}{quote}"
+
+
+def _decoded(value: Any) -> list[Any]:
+    """A JSON list column as stored (text) or already read (list)."""
+    return list(json.loads(value) if isinstance(value, str) else value)
+
+
+def fact_line(fact: dict[str, Any]) -> str:
+    """One fact as the memory block writes it; a replaced one says until when it held."""
+    until = fact.get("valid_until")
+    if until is None:
+        return f"- {fact['text']}"
+    d = dt.datetime.fromtimestamp(until, tz=dt.UTC)
+    return f"- {fact['text']} (until {d.day} {d:%B %Y}; replaced)"
 
 
 def day(ts: float) -> str:
@@ -106,10 +121,13 @@ def assemble(
             sections.append((name, [header, *kept]))
         return taken
 
-    take("user_facts", "## Facts about the user", [f"- {f['text']}" for f in facts["user"]])
-    take("assistant_facts", "## Facts about the assistant (you)",
-         [f"- {f['text']}" for f in facts["assistant"]])
-    take("profile", "## User profile", [profile_line(p) for p in profile])
+    for kind, name, header in (("user", "user_facts", "## Facts about the user"),
+                               ("assistant", "assistant_facts",
+                                "## Facts about the assistant (you)")):
+        for i in take(name, header, [fact_line(f) for f in facts[kind]]):
+            facts[kind][i]["in_prompt"] = True
+    for i in take("profile", "## User profile", [profile_line(p) for p in profile]):
+        profile[i]["in_prompt"] = True
     ranked = [p for p in pages if "repeats" not in p][:max_pages]
     for p in pages:
         if "repeats" in p:

@@ -7,9 +7,11 @@ import json
 import time
 from typing import Any
 
+from . import fact_history
 from .context import Context
 from .heat import heat_terms, record_visits
-from .memory_block import assemble, memory_budget, profile_line, recent_tokens
+from .memory_block import assemble, memory_budget, profile_line
+from .recent import fit_recent, recent_budget, recent_tokens
 from .storage import exchanges as rows_db
 from .storage import search, state_rows
 from .text import jaccard, keywords, words
@@ -26,6 +28,7 @@ PERIOD_WEIGHT = 3.0
 PERIOD_PAGES = 5000  # pages of a named period read at most (ranked by the query's vector)
 CONTINUED_PAGES = 3  # the best pages that bring the page continuing their dialogue
 CONTINUATION_GAP = 3600.0  # an unchained page continues another within this many seconds
+HISTORY_STEPS = 5  # replaced values followed back from a current fact, for a question on the past
 PROFILE_ROWS = 3  # profile dimensions in one prompt at most
 PROFILE_KEYS = ("dimension", "family", "level", "reason", "evidence")  # profile rows in a trace
 
@@ -54,7 +57,7 @@ def distinctive_words(ctx: Context, user_id: str, words: list[str],
 
 def retrieve(
     ctx: Context, user_id: str, query: str, record: bool = True, strategy: str = "memoryos",
-    token_budget: int | None = None,
+    token_budget: int | None = None, now: float | None = None,
 ) -> dict[str, Any]:
     """Rank memory for a query and assemble the memory block under the token budget.
 
@@ -66,14 +69,15 @@ def retrieve(
     """
     cfg = ctx.config
     short_rows = rows_db.short_term_rows(ctx.store, user_id)
-    recent = recent_tokens(short_rows)
+    # the recent exchanges as the prompt shows them: long sides shortened to leave the memory room
+    recent = recent_tokens(fit_recent(short_rows, recent_budget(cfg)))
     budget = memory_budget(cfg.memory_token_budget if token_budget is None else token_budget,
                            cfg.context_token_budget, recent)
     started = time.perf_counter()
     qvec = ctx.embedder.embed([query])[0]
     embed_ms = (time.perf_counter() - started) * 1000
     qkws = keywords(query, 12)
-    now = time.time()
+    now = time.time() if now is None else now  # "yesterday" is relative to now
     depth = max(cfg.top_pages * 3, 60)
 
     segments = _rank_segments(ctx, user_id, qvec, qkws, now) if strategy == "memoryos" else []
@@ -105,12 +109,17 @@ def retrieve(
         pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
         pages = _without_repeats(pages, page_rows)
 
-    profile = [{k: r[k] for k in PROFILE_KEYS}
+    # signals rows carry only their newest sentence into the trace, the one the block quotes
+    profile = [{**{k: r[k] for k in PROFILE_KEYS}, "signals": json.loads(r["signals"])[-1:]}
                for r in state_rows.profile_rows(ctx.store, user_id)]
-    facts = _facts(ctx, user_id, qvec) if strategy == "memoryos" else {"user": [], "assistant": []}
+    facts = _facts(ctx, user_id, qvec, query, now) if strategy == "memoryos" \
+        else {"user": [], "assistant": []}
     scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
 
     parts, block = assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages)
+    in_prompt = {r["dimension"] for r in scored_profile if r.get("in_prompt")}
+    for row in profile:  # the trace lists every dimension; only these entered the prompt
+        row["in_prompt"] = row["dimension"] in in_prompt
     used_segments = sorted({page_rows[p["id"]]["segment_id"] for p in pages
                             if p.get("selected") and page_rows[p["id"]]["segment_id"]})
     if record and used_segments:
@@ -242,19 +251,62 @@ def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int,
     return [h for h in hits if h[0] not in short][:k]
 
 
-def _facts(ctx: Context, user_id: str, qvec: Any) -> dict[str, list[dict[str, Any]]]:
-    """The best facts per list that score at least `fact_min_score` against the query."""
+def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
+           now: float) -> dict[str, list[dict[str, Any]]]:
+    """The best current facts per list that score at least `fact_min_score` against the query.
+
+    A replaced fact (history) follows the current ones only when the query asks about the past
+    ("before", "used to", a named period it held in), with the values the found current facts
+    replaced; otherwise it is listed under `superseded_left_out` for the trace, not the prompt.
+    """
     cfg = ctx.config
     hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
     rows = state_rows.facts_by_id(ctx.store, user_id,
                                   [i for i, s in hits if s >= cfg.fact_min_score])
-    out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
+    window = fact_history.past_window(query, now)
+    out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": [],
+                                            "superseded_left_out": []}
+    history: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
     for fid, score in hits:
         row = rows.get(fid)
-        if row and len(out[row["kind"]]) < cfg.top_facts:
-            out[row["kind"]].append({"id": fid, "text": row["text"], "score": round(score, 4),
-                                     "sources": json.loads(row["sources"])})
+        if row is None:
+            continue
+        if row["valid_until"] is None:
+            if len(out[row["kind"]]) < cfg.top_facts:
+                out[row["kind"]].append(_fact_entry(row, score))
+        elif window is not None and fact_history.held_during(row, window):
+            history[row["kind"]].append(_fact_entry(row, score))
+        else:
+            out["superseded_left_out"].append(_fact_entry(row, score))
+    # what the found current facts replaced, back along the chain: history for a question on
+    # the past, else named in the trace as left out
+    seen = {f["id"] for part in (*out.values(), *history.values()) for f in part}
+    heads = [f["id"] for kind in ("user", "assistant") for f in out[kind]]
+    for _ in range(HISTORY_STEPS if window is not None else 1):
+        if not heads:
+            break
+        older = [r for r in state_rows.fact_predecessors(ctx.store, user_id, heads)
+                 if r["id"] not in seen]
+        vecs = ctx.index.vectors_of(user_id, "fact", [r["id"] for r in older])
+        for r in older:
+            seen.add(r["id"])
+            entry = _fact_entry(r, float(vecs[r["id"]] @ qvec) if r["id"] in vecs else 0.0)
+            if window is not None and fact_history.held_during(r, window):
+                history[r["kind"]].append(entry)
+            else:
+                out["superseded_left_out"].append(entry)
+        heads = [r["id"] for r in older]
+    for kind in ("user", "assistant"):
+        out[kind] += history[kind][: cfg.top_facts]
     return out
+
+
+def _fact_entry(row: dict[str, Any], score: float) -> dict[str, Any]:
+    """A fact as the trace lists it, with its time: a replaced fact is marked superseded."""
+    return {"id": row["id"], "text": row["text"], "score": round(score, 4),
+            "sources": json.loads(row["sources"]), "valid_from": row["valid_from"],
+            "valid_until": row["valid_until"], "superseded_by": row["superseded_by"],
+            "superseded": row["valid_until"] is not None}
 
 
 _PROFILE_VECTORS: dict[tuple[str, str], Any] = {}

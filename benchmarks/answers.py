@@ -1,0 +1,300 @@
+"""Answers, not only recall: what the chat model says given the product's prompt, vs. baselines.
+
+For a stride of questions of each conversation (LoCoMo files; LongMemEval files are converted
+to that layout), the chat model (embedded by default, an endpoint with --base-url/--model)
+answers three times through the product's own answer path (layout for the model, the guard
+against repeats), the prompts differing only in their memory:
+- memoryos: the product's prompt (engine.prompt), exactly as a chat turn would send it;
+- flat-hybrid: the same prompt with flat-hybrid memory (dense + keyword search, RRF) filled to
+  the product's memory tokens;
+- none: the same prompt with no memory.
+Scored with the official LoCoMo token F1 and "the answer contains the gold answer"; plus the
+share of answers that repeat an earlier answer (80% or more of the same words). First, a
+first-impression check: a made-up chat with personal facts among small talk (the facts in
+mid-term memory), then questions about them through engine.chat, as a new user would.
+Nothing is tuned per question.
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from . import common, flat_baselines, locomo_eval, locomo_scoring
+
+STRATEGIES = ("memoryos", "flat-hybrid", "none")
+DAY = 86400.0
+
+# (fact said in the chat, question, words the answer must hold): made up for this check.
+FACTS = [
+    ("I adopted a grey kitten last week and named him Pixel.", "What is my cat called?",
+     ["pixel"]),
+    ("My car is a green 2014 Subaru Outback.", "What car do I drive?", ["subaru"]),
+    ("My physiotherapist is called Dr. Okafor, she fixed my knee.",
+     "What is the name of my physio?", ["okafor"]),
+    ("I finished the Berlin half marathon in 1:52 this spring.",
+     "What was my half marathon time?", ["1:52"]),
+    ("My sister Mara moved to Lisbon for a design job.", "Which city does my sister live in?",
+     ["lisbon"]),
+    ("I work night shifts as a nurse at St. Mary's hospital.", "What do I do for a living?",
+     ["nurse"]),
+    ("My favourite novel is The Left Hand of Darkness.", "What is my favourite book?",
+     ["left hand of darkness"]),
+    ("I'm allergic to peanuts, so I always check labels.", "What food am I allergic to?",
+     ["peanut"]),
+]
+SMALL_TALK = [
+    "The weather was grey all morning.", "I watched a documentary about bridges yesterday.",
+    "Lunch today was a simple salad.", "The train was late again this morning.",
+    "I'm trying to drink more water.", "The neighbours are painting their fence.",
+    "I found an old photo album in the attic.", "Work was quiet today.",
+    "I might try a new coffee place tomorrow.", "My phone needed an update this morning.",
+    "I tidied the kitchen after dinner.", "There was a nice sunset this evening.",
+    "I listened to a podcast about space.", "The supermarket was crowded.",
+    "I finally replied to all my emails.", "It rained during my walk.",
+    "I reorganised my bookshelf.", "The bus driver was very friendly.",
+    "I tried a new pasta recipe.", "My plants need more light.",
+    "I stayed up too late reading the news.", "The office coffee machine broke.",
+]
+REPLIES = ["That sounds nice, tell me more.", "Thanks for sharing that with me.",
+           "I hope the rest of your day goes well.", "Interesting! How did that feel?",
+           "Good to know.", "That must have been fun."]
+
+
+def impression_chat(alike_replies: bool) -> list[tuple[str, str]]:
+    """30 exchanges: the 8 facts spread among small talk (one reply for all when `alike`)."""
+    talk = list(SMALL_TALK)
+    out: list[tuple[str, str]] = []
+    for i, (fact, _, _) in enumerate(FACTS):
+        out += [(talk.pop(0), REPLIES[(3 * i) % len(REPLIES)]),
+                (fact, REPLIES[(3 * i + 1) % len(REPLIES)])]
+        if i % 2:
+            out.append((talk.pop(0), REPLIES[(3 * i + 2) % len(REPLIES)]))
+    out += [(t, REPLIES[k % len(REPLIES)]) for k, t in enumerate(talk[:30 - len(out)])]
+    if alike_replies:
+        out = [(user, "Thanks for telling me.") for user, _ in out]
+    return out
+
+
+def first_impression(model: Any, data_dir: Path, emb: Any, alike_replies: bool = False,
+                     max_tokens: int | None = None) -> dict[str, Any]:
+    """Facts said weeks ago, asked about through engine.chat: facts answered, repeats."""
+    settings = {} if max_tokens is None else {"answer_max_tokens": max_tokens}
+    engine = common.make_engine(data_dir, model=model, emb=emb, **settings)
+    start = time.time() - 40 * DAY
+    for n, (user, reply) in enumerate(impression_chat(alike_replies)):
+        engine.add_exchange("newcomer", user, reply, timestamp=start + n * DAY)
+    answers, answered, repeated, sources = [], 0, 0, []
+    earlier: list[str] = []
+    for _, question, gold in FACTS:
+        result = engine.chat("newcomer", question)
+        text = result["answer"]
+        hit = all(g in text.lower() for g in gold)
+        again = repeats_earlier(text, earlier)
+        answered += hit
+        repeated += again
+        earlier.append(text)
+        sources.append(result["trace"].get("answer_source"))
+        answers.append({"question": question, "answer": text[:300], "answered": hit,
+                        "repeat": again, "source": result["trace"].get("answer_source")})
+    engine.store.close()
+    return {"alike_replies": alike_replies, "facts": len(FACTS), "answered": answered,
+            "answered_share": round(answered / len(FACTS), 3), "repeats": repeated,
+            "answer_sources": {s: sources.count(s) for s in set(sources)}, "answers": answers}
+
+
+def repeats_earlier(answer: str, earlier: list[str]) -> bool:
+    """An answer with 80% or more of its words in one earlier answer."""
+    from memoryos_core.answer_guard import repeats
+
+    return repeats(answer, earlier)
+
+
+def contains_gold(prediction: str, gold: str) -> bool:
+    """The normalised gold answer appears in the normalised prediction."""
+    g = locomo_scoring.normalize_answer(gold)
+    return bool(g) and g in locomo_scoring.normalize_answer(prediction)
+
+
+def flat_trace(conv: locomo_eval.Conversation, trace: dict[str, Any], question: str,
+               tokens: int) -> dict[str, Any]:
+    """The product's trace with its memory replaced by flat-hybrid pages of `tokens` tokens."""
+    from memoryos_core import memory_block
+
+    qvec = conv.engine.ctx.embedder.embed([question])[0]
+    mid = {i: r for i, r in conv.by_id.items() if r["tier"] == "mid"}
+    ranked = flat_baselines.rrf(
+        flat_baselines.dense_ranking(conv.engine, conv.user, qvec, set(conv.short_all)),
+        flat_baselines.bm25_ranking(conv.engine, conv.user, question))
+    rows = [mid[p] for p in ranked if p in mid]
+    taken, lines = memory_block.fill_pages(rows, tokens, len(rows))
+    out = copy.deepcopy(trace)
+    out["facts"] = {"user": [], "assistant": []}
+    out["pages"] = [{"id": rows[i]["id"], "selected": True, "user": rows[i]["user_text"],
+                     "assistant": rows[i]["assistant_text"], "timestamp": rows[i]["ts"],
+                     "segment_id": None} for i in taken]
+    out["memory_block"] = "\n".join(lines)
+    out["prompt_parts"] = [{"name": "pages", "tokens": memory_block.count_tokens(
+        out["memory_block"]), "items": len(taken)}] if taken else []
+    return out
+
+
+def empty_trace(trace: dict[str, Any]) -> dict[str, Any]:
+    """The product's trace with no memory at all."""
+    out = copy.deepcopy(trace)
+    out.update(facts={"user": [], "assistant": []}, pages=[], memory_block="", prompt_parts=[])
+    return out
+
+
+def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | None,
+        earlier: dict[str, list[str]], max_tokens: int) -> dict[str, dict[str, Any]]:
+    """The three answers to one question: product, flat-hybrid at equal memory, no memory."""
+    from memoryos_core import answer_guard, answering, retrieval
+
+    engine = conv.engine
+    messages, trace = engine.prompt(conv.user, question, model=llm, now=now)
+    memory_tokens = sum(p["tokens"] for p in trace["prompt_parts"]
+                        if p["name"] not in ("instructions", "recent", "message"))
+    base = retrieval.retrieve(engine.ctx, conv.user, question, record=False, now=now)
+    traces = {"memoryos": trace, "flat-hybrid": flat_trace(conv, base, question, memory_tokens),
+              "none": empty_trace(base)}
+    out = {}
+    for strategy, tr in traces.items():
+        if strategy != "memoryos":
+            messages, tr = answering.fit_prompt(engine.ctx, conv.user, question, tr, llm,
+                                                now=now, refit=False)
+        lines = answering.remembered(tr)
+        t0 = time.perf_counter()
+        reply = answer_guard.answer(llm, tr["layout"], messages, earlier[strategy], lines,
+                                    max_tokens)
+        text = reply.text.strip()
+        out[strategy] = {"prediction": text[:300], "source": reply.source,
+                         "answer_ms": round((time.perf_counter() - t0) * 1000, 1),
+                         "prompt_tokens": sum(p["tokens"] for p in tr["prompt_parts"]),
+                         "repeat": repeats_earlier(text, earlier[strategy])}
+        earlier[strategy].append(text)
+    return out
+
+
+def run(paths: list[str] | None, stride: int, conversations: int | None, max_tokens: int,
+        base_url: str | None, model_name: str | None, impression: bool = True,
+        emb: Any = None) -> dict[str, Any]:
+    """Import each conversation, answer a stride of its questions three ways, aggregate."""
+    emb = emb or common.embedder()
+    llm = answer_model(base_url, model_name)
+    result = common.envelope(
+        "answers", {"files": paths or [str(common.locomo_path())], "stride": stride,
+                    "max_tokens": max_tokens, "strategies": list(STRATEGIES)},
+        {"embedder": emb.name, "answer": llm.name})
+    with tempfile.TemporaryDirectory(prefix="memoryos-answers-") as tmp:
+        if impression:
+            result["first_impression"] = [
+                first_impression(llm, Path(tmp) / f"fi{alike}", emb, alike, max_tokens)
+                for alike in (False, True)]
+        records: list[dict[str, Any]] = []
+        for n, (path, conv) in enumerate(load(paths)[: conversations or None]):
+            c, _ = locomo_eval.import_conversation(path, conv, "extractive", Path(tmp) / f"c{n}",
+                                                   emb, common.instant_model())
+            earlier: dict[str, list[str]] = {s: [] for s in STRATEGIES}
+            qas = [qa for qa in conv.get("qa", []) if int(qa.get("category", 0)) in (1, 2, 3, 4)]
+            for q_no, qa in enumerate(qas[::stride]):
+                now = question_time(qa)
+                for strategy, ans in ask(c, llm, str(qa["question"]), now, earlier,
+                                         max_tokens).items():
+                    gold = locomo_scoring.gold_answer(qa)
+                    records.append({"sample_id": c.user, "q": q_no, "strategy": strategy,
+                                    "category": int(qa.get("category", 0)),
+                                    "question": str(qa["question"]), "gold": gold, **ans,
+                                    **locomo_scoring.score(qa, ans["prediction"]),
+                                    "contains": contains_gold(ans["prediction"], gold)})
+            c.engine.store.close()
+    result["summary"] = aggregate(records)
+    s = result["summary"]
+    result["f1_vs_flat_hybrid"] = common.ratio(s["memoryos"]["f1"], s["flat-hybrid"]["f1"])
+    result["f1_vs_no_memory"] = common.ratio(s["memoryos"]["f1"], s["none"]["f1"])
+    result["records"] = records
+    return result
+
+
+def question_time(qa: dict[str, Any]) -> float | None:
+    """When a question is asked: its `question_date` (LongMemEval) else now."""
+    value = qa.get("question_date")
+    if not value:
+        return None
+    from memoryos_core.importers import parse_time
+
+    return parse_time(str(value).split(" (")[0].replace("/", "-") + "T"
+                      + str(value).rsplit(" ", 1)[-1], "question_date")
+
+
+def load(paths: list[str] | None) -> list[tuple[Path, dict[str, Any]]]:
+    """LoCoMo conversations; LongMemEval files converted to the LoCoMo layout first."""
+    return common.load_locomo(paths)
+
+
+def answer_model(base_url: str | None, model_name: str | None) -> Any:
+    """The embedded model, or an OpenAI-compatible endpoint."""
+    if base_url:
+        import os
+
+        from memoryos_core.llm import OpenAIChatModel
+
+        return OpenAIChatModel(model_name or "default", base_url=base_url,
+                               api_key=os.environ.get("OPENAI_API_KEY"))
+    from memoryos_core.llm import default_chat_model
+
+    return default_chat_model()
+
+
+def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per strategy: mean F1, share containing the gold answer, repeats, prompt tokens."""
+    out: dict[str, Any] = {}
+    for strategy in STRATEGIES:
+        recs = [r for r in records if r["strategy"] == strategy]
+        if not recs:
+            out[strategy] = {"questions": 0, "f1": 0.0}
+            continue
+        out[strategy] = {
+            "questions": len(recs), "f1": round(statistics.fmean(r["f1"] for r in recs), 4),
+            "contains_gold": round(statistics.fmean(r["contains"] for r in recs), 4),
+            "repeats": round(statistics.fmean(r["repeat"] for r in recs), 4),
+            "median_prompt_tokens": statistics.median(r["prompt_tokens"] for r in recs),
+            "sources": {s: sum(1 for r in recs if r["source"] == s)
+                        for s in {r["source"] for r in recs}},
+            "by_category": {name: round(statistics.fmean(r["f1"] for r in recs
+                                                         if r["category"] == cat), 4)
+                            for cat, name in locomo_eval.CATEGORIES.items()
+                            if any(r["category"] == cat for r in recs)}}
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = common.base_parser(__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", help="LoCoMo or LongMemEval JSON files")
+    parser.add_argument("--stride", type=int, default=8, help="every Nth question")
+    parser.add_argument("--conversations", type=int, default=None)
+    parser.add_argument("--max-tokens", type=int, default=100)
+    parser.add_argument("--base-url", default=None)
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--no-impression", action="store_true")
+    args = parser.parse_args(argv)
+    stride = max(args.stride, 40) if args.quick else args.stride
+    result = run(args.files or None, stride, 1 if args.quick else args.conversations,
+                 args.max_tokens, args.base_url, args.model, not args.no_impression)
+    s = result["summary"]
+    lines = [f"{k}: F1 {v['f1']}, contains {v.get('contains_gold')}, repeats {v.get('repeats')}"
+             for k, v in s.items()]
+    for fi in result.get("first_impression", []):
+        lines.append(f"first impression (alike replies {fi['alike_replies']}): "
+                     f"{fi['answered']}/{fi['facts']} answered, {fi['repeats']} repeats")
+    common.emit({k: v for k, v in result.items() if k != "records"} | {
+        "records": result["records"]}, args.json, "\n".join(lines))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""One answer from the chat model, guarded against repeating an earlier reply.
+
+A 135M model given a history of alike replies answers every question with that reply (measured:
+8 of 8 questions answered "Thanks for telling me."). An answer whose words are mostly those of
+an earlier reply is generated again without the recent conversation and with more randomness;
+if it still repeats, the user gets the memory lines the model was given, never the repeat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ModelError
+from .llm import ChatModel
+from .text import count_tokens, strip_think, words
+
+REPEAT_SHARE = 0.8  # 80% or more of the same words as an earlier reply: a repeat
+RETRY_TEMPERATURE = 0.8
+FALLBACK_LINES = 2  # memory lines shown when the model cannot answer without repeating
+
+
+def repeats(answer: str, earlier: list[str]) -> bool:
+    """True when an earlier reply and the answer share 80% or more of the words of each.
+
+    Both ways: an answer that quotes part of a longer earlier reply (the same fact asked
+    again) is not a repeat; the same sentence said again is.
+    """
+    mine = set(words(answer))
+    if not mine:
+        return False
+    for reply in earlier:
+        theirs = set(words(reply))
+        if theirs and len(mine & theirs) >= REPEAT_SHARE * max(len(mine), len(theirs)):
+            return True
+    return False
+
+
+@dataclass
+class Reply:
+    """The answer that reaches the user, its token counts and how it was reached."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    source: str = "model"  # model | retry | memory lines
+
+
+def _without_recent(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The compact prompt without its recent-conversation lines (what the model copied)."""
+    content = messages[-1]["content"].split("\n")
+    if "Recent conversation:" not in content:
+        return messages
+    start = content.index("Recent conversation:")
+    end = start + 1
+    while end < len(content) and content[end].startswith(("User: ", "Assistant: ")):
+        end += 1
+    return [*messages[:-1], {"role": "user", "content": "\n".join(content[:start]
+                                                                   + content[end:])}]
+
+
+def _fallback(remembered: list[str]) -> str:
+    """What the user gets when the model can only repeat itself: the memory it was given."""
+    if not remembered:
+        return "I don't find anything about that in my memory of our conversations."
+    return ("Here is what I remember that may answer this:\n"
+            + "\n".join(f"- {line}" for line in remembered[:FALLBACK_LINES]))
+
+
+def _complete(llm: ChatModel, messages: list[dict[str, str]], max_tokens: int,
+              temperature: float) -> tuple[str, int, int]:
+    done = llm.complete(messages, max_tokens=max_tokens, temperature=temperature)
+    return strip_think(done.text), done.prompt_tokens, done.completion_tokens
+
+
+def guarded_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[str],
+                  remembered: list[str], max_tokens: int) -> Reply:
+    """The small model's answer, regenerated or replaced by memory lines when it repeats."""
+    text, p_tok, c_tok = _complete(llm, messages, max_tokens, 0.3)
+    reply = Reply(text, p_tok, c_tok, [{"text": text[:200], "repeat": repeats(text, earlier)}])
+    if text and not reply.attempts[-1]["repeat"]:
+        return reply
+    text, p_tok, c_tok = _complete(llm, _without_recent(messages), max_tokens,
+                                   RETRY_TEMPERATURE)
+    reply.prompt_tokens += p_tok
+    reply.completion_tokens += c_tok
+    reply.attempts.append({"text": text[:200], "repeat": repeats(text, earlier)})
+    if text and not reply.attempts[-1]["repeat"]:
+        reply.text, reply.source = text, "retry"
+        return reply
+    reply.text, reply.source = _fallback(remembered), "memory lines"
+    return reply
+
+
+def streamed_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[str],
+                   max_tokens: int, on_token: Callable[[str], None] | None) -> Reply:
+    """A capable model's answer, streamed when asked; a repeat is only noted in the trace."""
+    if on_token is None:
+        done = llm.complete(messages, max_tokens=max_tokens)
+        text, p_tok, c_tok = strip_think(done.text), done.prompt_tokens, done.completion_tokens
+    else:
+        pieces = []
+        for piece in llm.stream(messages, max_tokens=max_tokens):
+            pieces.append(piece)
+            on_token(piece)
+        text = strip_think("".join(pieces))  # streams carry no usage: count as the prompt was
+        p_tok = sum(count_tokens(m["content"]) for m in messages)
+        c_tok = count_tokens(text)
+    return Reply(text, p_tok, c_tok, [{"text": text[:200], "repeat": repeats(text, earlier)}])
+
+
+def answer(llm: ChatModel, layout: str, messages: list[dict[str, str]], earlier: list[str],
+           remembered: list[str], max_tokens: int,
+           on_token: Callable[[str], None] | None = None) -> Reply:
+    """The reply for a prompt of `layout`; a compact (small-model) answer is guarded."""
+    if layout != "compact":
+        reply = streamed_reply(llm, messages, earlier, max_tokens, on_token)
+    else:
+        reply = guarded_reply(llm, messages, earlier, remembered, max_tokens)
+        if on_token is not None and reply.text:
+            on_token(reply.text)  # checked before it is shown: a repeat never reaches the user
+    if not reply.text:
+        raise ModelError(f"chat model {llm.name!r} returned an empty answer")
+    return reply
