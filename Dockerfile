@@ -24,7 +24,11 @@ COPY templates ./templates
 COPY static ./static
 RUN pip install ".[postgres]" && rm -rf /app/*
 
-RUN useradd --create-home --uid 1000 memplay && mkdir -p /data && chown memplay /data
+# /-/metrics (with MEMPLAY_METRICS_TOKEN) sums every gunicorn worker: prometheus_client's
+# multiprocess mode keeps their counters in this folder, empty in each new container.
+ENV PROMETHEUS_MULTIPROC_DIR=/tmp/memplay-metrics
+RUN useradd --create-home --uid 1000 memplay && mkdir -p /data "$PROMETHEUS_MULTIPROC_DIR" \
+    && chown memplay /data "$PROMETHEUS_MULTIPROC_DIR"
 USER memplay
 VOLUME ["/data"]
 EXPOSE 8000

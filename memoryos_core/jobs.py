@@ -80,6 +80,10 @@ class Jobs:
         """The user's newest jobs, optionally of one kind."""
         return rows.latest_jobs(self.store, user_id, kind, limit)
 
+    def active_counts(self) -> list[tuple[str, str, int]]:
+        """(kind, status, count) of every user's queued and running jobs (for metrics)."""
+        return rows.active_counts(self.store)
+
     def progress(self, job_id: str, done: int, total: int, phase: str) -> None:
         """Record progress of a running job (also its heartbeat)."""
         rows.set_progress(self.store, job_id, done, total, phase)

@@ -24,6 +24,7 @@ from flask_login import login_required
 from memoryos_core import InvalidInput, MemoryOSError, ModelError
 from memoryos_core.jobs import INTERNAL_ERROR
 
+from . import metrics
 from .forms import ChatForm
 from .maintenance import maintainer
 from .models import model_label, user_chat_model
@@ -60,7 +61,12 @@ def send() -> Any:
 
     text = _message()
     model = user_chat_model(current_user)
-    result = engine().chat(uid(), text, model=model, maintain=False)
+    try:
+        result = engine().chat(uid(), text, model=model, maintain=False)
+    except ModelError:
+        metrics.model_error("plain")
+        raise
+    metrics.observe_turn(result, "plain")
     maintainer(current_app).request(uid(), model)
     exchange = {"id": result["exchange_id"], "user": text, "assistant": result["answer"],
                 "model": result["model"], "source": "chat"}
@@ -99,9 +105,12 @@ def stream() -> Any:
     def work() -> None:
         try:
             result = eng.chat(user_id, text, model=model, maintain=False, on_token=token)
+            metrics.observe_turn(result, "stream")
             keeper.request(user_id, model)
             events.put(("result", result))
         except MemoryOSError as exc:  # the stream has started: errors travel as events
+            if isinstance(exc, ModelError) and not abandoned.is_set():
+                metrics.model_error("stream")
             events.put(("error", {"status": exc.status, "error": str(exc)}))
         except Exception:  # noqa: BLE001 - logged in full; the user gets a plain message
             log.exception("chat stream failed")

@@ -16,7 +16,7 @@ DEV_SECRET_KEY = "dev-only-not-secret"  # refused by ProductionConfig
 ENV_PREFIX = "MEMPLAY_"
 # Environment values kept verbatim (never parsed as JSON: an API key "123" stays text).
 STRING_KEYS = {"SECRET_KEY", "DATA_DIR", "CHAT_BASE_URL", "CHAT_MODEL", "CHAT_API_KEY", "ENV",
-               "DATABASE_URL"}
+               "DATABASE_URL", "METRICS_TOKEN"}
 SECRET_META_KEY = "web_secret_key"  # the shared secret key's name in a database's store_meta
 
 
@@ -52,6 +52,7 @@ class BaseConfig:
     ALLOW_PRIVATE_ENDPOINTS = False  # per-user base URLs on loopback/private networks
     UPLOAD_TTL_SECONDS = 3600  # an import preview's upload is kept this long at most
     STREAM_TIMEOUT_SECONDS = 600  # a streamed answer with no token for this long ends
+    METRICS_TOKEN: str | None = None  # /-/metrics answers 404 until one is set (bearer token)
 
 
 class DevelopmentConfig(BaseConfig):

@@ -11,6 +11,7 @@ from typing import Any
 from memoryos_core import MemoryEngine
 from memoryos_core.llm import ChatModel
 
+from . import metrics
 from .models import engine_user_model
 
 KIND = "maintain"
@@ -22,13 +23,19 @@ class Maintainer:
     def __init__(self, app: Any, engine: MemoryEngine, inline: bool) -> None:
         self.engine = engine
         self.inline = inline
-        engine.jobs.register(KIND, lambda user_id, payload, progress: engine.maintain(
-            user_id, model=engine_user_model(app, user_id)), keep=False)
+        engine.jobs.register(KIND, lambda user_id, payload, progress: self.run(
+            user_id, engine_user_model(app, user_id)), keep=False)
+
+    def run(self, user_id: str, model: ChatModel | None) -> dict[str, Any]:
+        """One maintenance run; its fallbacks are counted for /-/metrics."""
+        report = self.engine.maintain(user_id, model=model)
+        metrics.observe_maintenance(report)
+        return report
 
     def request(self, user_id: str, model: ChatModel | None) -> None:
         """Maintain this user's memory now (inline) or soon (a queued job)."""
         if self.inline:
-            self.engine.maintain(user_id, model=model)
+            self.run(user_id, model)
             return
         self.engine.jobs.submit(user_id, KIND, coalesce=True)
 

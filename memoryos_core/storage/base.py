@@ -59,6 +59,10 @@ class BaseStore:
             conn.close()
             self._local.conn = None
 
+    def size_bytes(self) -> int:
+        """Bytes the store takes on disk."""
+        raise NotImplementedError
+
     def schema_version(self) -> int:
         """Highest applied migration number."""
         row = self.connect().execute("SELECT max(version) FROM schema_migrations").fetchone()

@@ -131,6 +131,13 @@ def latest_jobs(store: BaseStore, user_id: str, kind: str | None, limit: int,
     return [_decode(r) for r in rows]
 
 
+def active_counts(store: BaseStore) -> list[tuple[str, str, int]]:
+    """(kind, status, count) of the jobs waiting ('queued') or running, every user together."""
+    return [(str(r["kind"]), str(r["status"]), int(r["n"])) for r in store.query(
+        "SELECT kind, status, count(*) AS n FROM jobs WHERE status IN ('queued', 'running')"
+        " GROUP BY kind, status ORDER BY kind, status")]
+
+
 # -- uploads kept between a preview and its run -------------------------------------------------
 
 def put_upload(store: BaseStore, token: str, user_id: str, kind: str, data: bytes,

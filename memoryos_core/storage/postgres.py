@@ -140,6 +140,10 @@ class PostgresStore(BaseStore):
                 conn.execute("INSERT INTO schema_migrations VALUES (?, extract(epoch from now()))",
                              (number,))
 
+    def size_bytes(self) -> int:
+        """Bytes the database takes on the server's disk (tables, indexes, TOAST)."""
+        return int(self.scalar("SELECT pg_database_size(current_database())") or 0)
+
     # -- vectors ----------------------------------------------------------------------------
 
     @staticmethod
