@@ -43,6 +43,7 @@ def cmd_import(rt: Runtime) -> int:
             out(*(cli_output.clip(f"  {x['where']}: User: {x['user']} | Assistant:"
                                   f" {x['assistant']}", 110) for x in preview["sample"]))
             out(*(f"  skipped {x['where']}: {x['reason']}" for x in preview["skipped"][:20]))
+            out(*cli_output.cut_lines(preview, "would be cut"))
         return 0
     bar = rt.progress()
     try:
@@ -64,6 +65,7 @@ def cmd_import(rt: Runtime) -> int:
             out(f"  skipped {item['where']}: {item['reason']}")
         if len(report["skipped"]) > 20:
             out(f"  … {len(report['skipped']) - 20} more skipped")
+        out(*cli_output.cut_lines(report, "cut"))
     out(cli_output.memory_counts(engine.state(rt.user)))
     return 0
 
@@ -226,8 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--format", default="auto", metavar="|".join(FORMATS),
                     help="document format (default: auto-detect)")
     sp.add_argument("--speaker", help="LoCoMo: the speaker who is the user (default: speaker_a)")
-    sp.add_argument("--conversation", metavar="SAMPLE_ID",
-                    help="LoCoMo: which conversation of the file (default: the first)")
+    sp.add_argument("--select", "--conversation", dest="conversation", metavar="ID",
+                    help="LoCoMo sample_id or LongMemEval question_id: which conversation of"
+                    " the file (default: the first)")
     sp.add_argument("--no-maintain", action="store_true",
                     help="only admit; do not consolidate or analyse afterwards")
     sp.add_argument("--dry-run", action="store_true", help="validate and preview; write nothing")

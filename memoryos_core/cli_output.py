@@ -33,6 +33,22 @@ def dumps(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=_json_default)
 
 
+def cut_lines(report: dict[str, Any], verb: str, most: int = 20) -> list[str]:
+    """The texts an import cut to max_text_chars, one line each (import report or preview)."""
+    cut = report.get("cut") or []
+    noun = "text" if len(cut) == 1 else "texts"
+    lines = [f"{len(cut)} {noun} over {report.get('max_text_chars') or 0:,} characters {verb}"
+             " (a note marks each cut):"] if cut else []
+    for c in cut[:most]:
+        ex = f" exchange {c['exchange_id']}" if "exchange_id" in c else ""
+        ref = f" ({c['ref']})" if c.get("ref") else ""
+        lines.append(f"  {c['where']}{ref}{ex}: {c['side']} text of {c['chars']:,} characters,"
+                     f" {c['cut']:,} not stored")
+    if len(cut) > most:
+        lines.append(f"  … {len(cut) - most} more cut")
+    return lines
+
+
 def _exchange_line(ex: dict[str, Any]) -> str:
     return clip(f"[{when(ex['timestamp'])}] User: {ex['user']} | Assistant: {ex['assistant']}",
                 110)

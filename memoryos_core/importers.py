@@ -1,4 +1,7 @@
-"""Dialogue formats: reference Playground, LoCoMo, ChatGPT export, plain transcript; detection."""
+"""Dialogue formats: reference Playground, LoCoMo, ChatGPT export, plain transcript; detection.
+
+LongMemEval question histories are read by longmemeval.py.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ from typing import Any
 
 from .errors import ImportFormatError
 
-FORMATS = ("auto", "playground", "locomo", "chatgpt", "transcript", "memoryos-export")
+FORMATS = ("auto", "playground", "locomo", "longmemeval", "chatgpt", "transcript",
+           "memoryos-export")
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 
 
@@ -59,6 +63,8 @@ def detect(doc: Any) -> str:
             return "memoryos-export"
         if "conversation" in doc:
             return "locomo"
+        if "haystack_sessions" in doc:
+            return "longmemeval"
         if "mapping" in doc:
             return "chatgpt"
     if isinstance(doc, list) and doc:
@@ -68,11 +74,13 @@ def detect(doc: Any) -> str:
                 return "playground"
             if "conversation" in first:
                 return "locomo"
+            if "haystack_sessions" in first:
+                return "longmemeval"
             if "mapping" in first:
                 return "chatgpt"
     raise ImportFormatError("unknown format: expected a Playground list, a LoCoMo conversation,"
-                            " a ChatGPT conversations.json, a User:/Assistant: transcript or a"
-                            " memoryos export")
+                            " a LongMemEval question, a ChatGPT conversations.json, a"
+                            " User:/Assistant: transcript or a memoryos export")
 
 
 def parse_time(value: Any, where: str) -> float | None:
@@ -100,7 +108,8 @@ def parse_time(value: Any, where: str) -> float | None:
 FIRST_TS, LAST_TS = -62135596800.0, 253402300799.0  # 0001-01-01 .. 9999-12-31 (UTC)
 
 
-def _text(value: Any, where: str) -> str:
+def text_field(value: Any, where: str) -> str:
+    """A text field's value: text, or '' when absent; anything else is a clear error."""
     if value is None:
         return ""
     if not isinstance(value, str):
@@ -117,9 +126,9 @@ def parse_playground(doc: Any) -> list[Item]:
         where = f"item {n}"
         if not isinstance(entry, dict):
             raise ImportFormatError(f"{where} must be an object")
-        items.append(Item(_text(entry.get("user_input"), f"{where}: field 'user_input'"),
-                          _text(entry.get("agent_response"), f"{where}: field 'agent_response'"),
-                          parse_time(entry.get("timestamp"), where), where))
+        user = text_field(entry.get("user_input"), f"{where}: field 'user_input'")
+        assistant = text_field(entry.get("agent_response"), f"{where}: field 'agent_response'")
+        items.append(Item(user, assistant, parse_time(entry.get("timestamp"), where), where))
     return items
 
 
@@ -179,9 +188,9 @@ def parse_locomo(doc: Any, speaker: str | None, select: str | None = None) -> li
             where = f"session_{number}[{k}]"
             if not isinstance(turn, dict):
                 raise ImportFormatError(f"{where} must be an object")
-            text = _text(turn.get("text"), f"{where}: field 'text'").strip()
+            text = text_field(turn.get("text"), f"{where}: field 'text'").strip()
             if turn.get("blip_caption"):
-                text += f" [shares an image: {_text(turn['blip_caption'], where)}]"
+                text += f" [shares an image: {text_field(turn['blip_caption'], where)}]"
             ref = str(turn.get("dia_id", ""))
             ts = start + 60 * k  # keep turn order inside a session
             who = turn.get("speaker")
@@ -303,6 +312,10 @@ def parse(doc: Any, fmt: str, speaker: str | None = None, select: str | None = N
         return parse_playground(doc)
     if fmt == "locomo":
         return parse_locomo(doc, speaker, select)
+    if fmt == "longmemeval":
+        from .longmemeval import parse_longmemeval  # it builds on this module's Item
+
+        return parse_longmemeval(doc, select)
     if fmt == "chatgpt":
         return parse_chatgpt(doc)
     if fmt == "transcript":

@@ -189,3 +189,75 @@ def locomo_session_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("locomo") / "locomo_demo.json"
     path.write_text(json.dumps(locomo_document(), indent=1), encoding="utf-8")
     return path
+
+
+# -- a small made-up LongMemEval-format data set ---------------------------------------------
+
+def _lme_turn(role: str, content: str, has_answer: bool | None = None) -> dict:
+    turn: dict = {"role": role, "content": content}
+    if has_answer is not None:
+        turn["has_answer"] = has_answer
+    return turn
+
+
+def longmemeval_document() -> list[dict]:
+    """Two made-up LongMemEval questions, each with its own dated user-assistant history.
+
+    Question lme-car: four sessions dated out of order (two on the same minute), one opened by
+    the assistant, one with two user turns in a row and an empty turn; the evidence turn (the
+    new car) is marked has_answer. Question lme-city names no has_answer turn: its evidence is
+    every turn of its answer session.
+    """
+    car_sessions = [
+        [_lme_turn("user", "Can you suggest a weekend hike near Porto?"),
+         _lme_turn("assistant", "Try the Peneda-Geres trails; start early to avoid the heat."),
+         _lme_turn("user", "I drive a red Fiat Panda, will it manage the mountain roads?",
+                   False),
+         _lme_turn("assistant", "A Panda copes fine with paved mountain roads; go slowly.")],
+        [_lme_turn("assistant", "Welcome back! How did the hike go?"),
+         _lme_turn("user", "Great, thanks. Now I need a recipe for bacalhau."),
+         _lme_turn("assistant", "Soak the cod for two days, then bake it with potatoes.")],
+        [_lme_turn("user", "I finally sold the Panda and bought a blue Volvo estate.", True),
+         _lme_turn("user", "It has room for the dog crate too."),
+         _lme_turn("assistant", "Congratulations on the Volvo! Estates are great with a dog."),
+         _lme_turn("assistant", "")],
+        [_lme_turn("user", "What wine goes with bacalhau?"),
+         _lme_turn("assistant", "A crisp Vinho Verde or an Alvarinho.")],
+    ]
+    city_sessions = [
+        [_lme_turn("user", "I moved to Ghent last spring for my job at the port."),
+         _lme_turn("assistant", "Ghent is lovely; the canals are beautiful in spring.")],
+        [_lme_turn("user", "Any tips for learning Dutch quickly?"),
+         _lme_turn("assistant", "Use spaced repetition and talk with neighbours daily.")],
+    ]
+    return [
+        {"question_id": "lme-car", "question_type": "knowledge-update",
+         "question": "What car do I drive now?", "answer": "A blue Volvo estate",
+         "question_date": "2023/06/20 (Tue) 09:00",
+         "haystack_session_ids": ["s-hike", "s-cod", "answer_car_1", "s-wine"],
+         "haystack_dates": ["2023/05/02 (Tue) 10:15", "2023/05/09 (Tue) 18:40",
+                            "2023/06/01 (Thu) 08:30", "2023/05/09 (Tue) 18:40"],
+         "answer_session_ids": ["answer_car_1"], "haystack_sessions": car_sessions},
+        {"question_id": "lme-city", "question_type": "single-session-user",
+         "question": "Which city did I move to?", "answer": "Ghent",
+         "question_date": "2023/07/01 (Sat) 12:00",
+         "haystack_session_ids": ["answer_city_1", "s-dutch"],
+         "haystack_dates": ["2023/04/03 (Mon) 20:05", "2023/04/10 (Mon) 21:30"],
+         "answer_session_ids": ["answer_city_1"], "haystack_sessions": city_sessions},
+    ]
+
+
+@pytest.fixture
+def longmemeval_file(tmp_path):
+    """The made-up LongMemEval questions written as JSON into this test's folder."""
+    import json
+
+    path = tmp_path / "longmemeval_demo.json"
+    path.write_text(json.dumps(longmemeval_document(), indent=1), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def longmemeval_doc():
+    """A fresh copy of the made-up LongMemEval questions, for a test to change."""
+    return longmemeval_document()

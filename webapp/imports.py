@@ -84,7 +84,8 @@ def _options(form: Any) -> dict[str, Any]:
 @bp.get("/import")
 @login_required
 def index() -> Any:
-    return page("import.html", form=ImportForm(), job=latest("import"))
+    return page("import.html", form=ImportForm(), job=latest("import"),
+                _max_text_chars=engine().config.max_text_chars)
 
 
 @bp.post("/import/preview.json")

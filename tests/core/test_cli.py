@@ -143,7 +143,7 @@ MALFORMED = {
     "truncated": '[{"user_input": "a", "agent_response": ',
     "wrong types": '[{"user_input": 5, "agent_response": "b"}]',
     "not a list": '{"user_input": "a"}',
-    "huge string": '[{"user_input": "' + "x" * 10_000_000 + '", "agent_response": "b"}]',
+    "huge file": '[{"user_input": "' + "x" * 60_000_000 + '", "agent_response": "b"}]',
     "unknown format": '{"something": 1}',
     "empty": "",
     "not utf-8": b"\xff\xfe\x00garbage",
@@ -300,3 +300,26 @@ def test_cli_installed_script_imports_and_reports_errors(tmp_path, playground_fi
     run = subprocess.run([sys.executable, "-m", "memoryos_core", "versions", "--json"], env=env,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and json.loads(run.stdout) == []
+
+
+def test_cli_longmemeval_import_selects_a_question_and_lists_cuts(memoryos, tmp_path,
+                                                                 longmemeval_doc):
+    longmemeval_doc[0]["haystack_sessions"][0][0]["content"] = "My lease: " + "clause " * 11000
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps(longmemeval_doc))
+    code, out, err = memoryos("import", path, "--format", "longmemeval", "--select", "lme-city",
+                              "--dry-run")
+    assert code == 0, err
+    assert "format longmemeval: 2 of 2 exchanges would be imported" in out and "cut" not in out
+    code, out, err = memoryos("import", path, "--select", "lme-car")
+    assert code == 0, err
+    assert "imported 7 of 8 exchanges (format longmemeval), 1 skipped" in out
+    assert "1 text over 20,000 characters cut" in out
+    assert "session 1 turn 1 (D1:1,D1:2) exchange" in out and "user text of 77,009" in out
+    code, out, err = memoryos("import", path, "--select", "nope")
+    assert code == 1 and "no question 'nope' in this file" in err
+    # a 10-million-character turn (once a refused import) is stored cut, with the rest
+    path.write_text(json.dumps([{"user_input": "x" * 10_000_000, "agent_response": "ok"}]))
+    code, out, err = memoryos("import", path, user="u2")
+    assert code == 0, err
+    assert "imported 1 of 1" in out and "user text of 10,000,000 characters, 9,980,0" in out

@@ -98,3 +98,32 @@ def test_import_stale_running_job_shows_interrupted(client, user, engine):
     data = client.get(f"/jobs/{job_id}.json").json["job"]
     assert data["status"] == "interrupted" and data["active"] is False
     assert b"interrupted" in client.get("/import").data
+
+
+def test_import_longmemeval_question_with_a_long_turn(client, user, engine, longmemeval_doc):
+    """Format choice, question id and preview on the page; the cut turn listed to the end."""
+    pasted = "I moved to Ghent. " + "Here is my whole rental contract, clause by clause. " * 1500
+    longmemeval_doc[1]["haystack_sessions"][0][0]["content"] = pasted
+    assert b'value="longmemeval"' in client.get("/import").data  # a format choice
+    upload = {"upload": (io.BytesIO(json.dumps(longmemeval_doc).encode()), "lme.json"),
+              "format": "longmemeval", "select": "lme-city"}
+    r = client.post("/import/preview", data=upload, content_type="multipart/form-data",
+                    headers={"HX-Request": "true"})
+    assert r.status_code == 200, r.data
+    assert b"longmemeval" in r.data and b"<code>lme-city</code> of 2" in r.data
+    assert b"Import 2 exchanges" in r.data and b"Cut to 20,000 characters: 1 text" in r.data
+    assert f"user text of {len(pasted.strip()):,} characters".encode() in r.data
+    token = r.data.split(b'name="token" value="')[1][:32].decode()
+    run = client.post("/import/run", data={"token": token, "format": "longmemeval",
+                                           "select": "lme-city"}, headers={"HX-Request": "true"})
+    assert run.status_code == 200
+    job = wait_job(engine, user, engine.jobs.latest(user, "import", 1)[0]["id"])
+    assert job["status"] == "done", job
+    [cut] = job["result"]["cut"]
+    assert (cut["where"], cut["ref"], cut["side"]) == ("session 1 turn 1", "D1:1,D1:2", "user")
+    page = client.get("/import").data
+    assert b"Imported <strong>2</strong>" in page and b"session 1 turn 1" in page
+    assert f"<strong>{cut['cut']:,}</strong> not stored".encode() in page
+    assert client.get("/import.json").json["job"]["result"]["cut"] == [cut]
+    stored = [e["user"] for e in engine.state(user)["short_term"]["exchanges"]]
+    assert stored[0].startswith("I moved to Ghent.") and stored[0].endswith("not stored]")
