@@ -80,7 +80,7 @@ def format_state(state: dict[str, Any], full: bool = False) -> list[str]:
     lines.append(f"long-term: {len(long['profile'])} profile dimensions,"
                  f" {len(long['user_facts'])} user facts, {len(long['assistant_facts'])}"
                  f" assistant facts (capacity {long['fact_capacity']} per list)")
-    lines += [clip(f"  profile {d['dimension']}: {d['level']} ({d['reason']})", 110)
+    lines += [clip(f"  profile {d['dimension']}: {d['summary']}", 110)
               for d in long["profile"]]
     lines += [clip(f"  user fact: {f['text']}", 110) for f in long["user_facts"]]
     lines += [clip(f"  assistant fact: {f['text']}", 110) for f in long["assistant_facts"]]

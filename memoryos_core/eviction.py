@@ -50,9 +50,10 @@ def _drop_evidence(conn: Connection, user_id: str, gone: set[int]) -> int:
         if len(kept) != len(ids):
             persona_rows.set_fact_sources(conn, user_id, fact_id, kept)
             changed += 1
-    for dimension, ids in persona_rows.profile_evidence(conn, user_id):
+    for dimension, ids, said in persona_rows.profile_evidence(conn, user_id):
         kept = [i for i in ids if i not in gone]
-        if len(kept) != len(ids):
-            persona_rows.set_profile_evidence(conn, user_id, dimension, kept)
+        if len(kept) != len(ids):  # a signal keeps its sentence and loses its link
+            unlinked = [dict(s, page=None) if s.get("page") in gone else s for s in said]
+            persona_rows.set_profile_evidence(conn, user_id, dimension, kept, unlinked)
             changed += 1
     return changed

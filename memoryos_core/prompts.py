@@ -83,16 +83,24 @@ def consolidation_schema(n_pages: int) -> dict[str, Any]:
 def profile_messages(
     pages: list[dict[str, Any]], profile: list[dict[str, Any]]
 ) -> list[dict[str, str]]:
-    """Ask which profile dimensions the pages show, at which level, with which page ids."""
-    current = "; ".join(f"{p['dimension']}={p['level']}" for p in profile) or "(empty)"
+    """Ask which profile dimensions the pages show, at which level, with which page ids.
+
+    `profile` holds each stored dimension's level and earlier evidence (`pages` and `quotes`,
+    from profile_update.earlier_evidence): a level given is for all of a dimension's evidence.
+    """
+    current = [f"- {p['dimension']}: {p['level'] or 'no level yet'}; earlier evidence,"
+               f" {p.get('pages', 0)} pages: " + " | ".join(f'"{q}"' for q in p.get("quotes", []))
+               for p in profile]
     lines = [
         "You maintain a structured profile of the USER from dialogue pages.",
-        f"Current profile: {current}",
+        "Current profile:", *(current or ["(empty)"]),
         "Pages:",
         *(page_line(f"p{p['id']}", p) for p in pages),
         "Reply with JSON: dimensions, a list of the profile dimensions these pages give clear"
         " evidence for (at most 8), each with level High, Medium or Low, a one-line reason, and"
-        " the ids of the supporting pages. Use only dimension names from the allowed list.",
+        " the ids of the supporting pages. A level is for all of a dimension's evidence: its"
+        " earlier evidence above together with these pages. Use only dimension names from the"
+        " allowed list.",
         "Allowed dimensions: " + ", ".join(DIMENSIONS),
     ]
     return [{"role": "user", "content": "\n".join(lines)}]

@@ -128,7 +128,12 @@ def load_document(
         evidence = (json.loads(dim["evidence"]) if isinstance(dim["evidence"], str)
                     else dim["evidence"])
         evidence = evidence if keep_ids else [ex_map.get(e, e) for e in evidence]
-        rows.insert_profile_dimension(conn, user_id, dict(dim, evidence=json.dumps(evidence)))
+        said = dim.get("signals", "[]")  # absent in documents older than signals
+        said = json.loads(said) if isinstance(said, str) else said
+        said = said if keep_ids else [dict(s, page=ex_map.get(s["page"], s["page"]))
+                                      for s in said]
+        rows.insert_profile_dimension(conn, user_id, dict(
+            dim, evidence=json.dumps(evidence), signals=json.dumps(said, ensure_ascii=False)))
     st = doc.get("user_state") or {}
     last = st.get("last_page_id")
     rows.insert_user_state(conn, user_id, st.get("overview") or "",

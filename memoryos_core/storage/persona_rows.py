@@ -34,45 +34,48 @@ def save_overview(
 
 # -- profile ----------------------------------------------------------------------------------
 
-def profile_levels(store: BaseStore, user_id: str) -> list[dict[str, Any]]:
-    """Dimension and level of each profile row of the user."""
-    return store.query(
-        "SELECT dimension, level FROM profile WHERE user_id = ? ORDER BY dimension", (user_id,))
-
-
-def profile_entry(conn: Connection, user_id: str, dimension: str) -> tuple[str, list[int]] | None:
-    """(level, evidence page ids) of one profile dimension, or None."""
-    row = conn.execute("SELECT level, evidence FROM profile WHERE user_id = ? AND"
-                       " dimension = ?", (user_id, dimension)).fetchone()
-    return None if row is None else (str(row[0]), list(json.loads(row[1])))
+def profile_entry(conn: Connection, user_id: str, dimension: str) -> dict[str, Any] | None:
+    """One profile dimension (every column; evidence and signals decoded), or None."""
+    row = conn.execute("SELECT * FROM profile WHERE user_id = ? AND dimension = ?",
+                       (user_id, dimension)).fetchone()
+    if row is None:
+        return None
+    out = {k: row[k] for k in row.keys()}
+    return dict(out, evidence=json.loads(out["evidence"]), signals=json.loads(out["signals"]))
 
 
 def save_profile_entry(
-    conn: Connection, user_id: str, dimension: str, family: str, level: str, reason: str,
-    evidence: list[int], now: float,
+    conn: Connection, user_id: str, dimension: str, family: str, level: str | None, reason: str,
+    evidence: list[int], signals: list[dict[str, Any]], now: float,
 ) -> None:
-    """Insert or update one profile dimension (the family of an existing row stays)."""
+    """Insert or update one profile dimension (the family of an existing row stays); level
+    None: signals only, no level decided."""
     conn.execute(
-        "INSERT INTO profile (user_id, dimension, family, level, reason, evidence,"
-        " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, dimension) DO"
+        "INSERT INTO profile (user_id, dimension, family, level, reason, evidence, signals,"
+        " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, dimension) DO"
         " UPDATE SET level = excluded.level, reason = excluded.reason, evidence ="
-        " excluded.evidence, updated_at = excluded.updated_at",
-        (user_id, dimension, family, level, reason, json.dumps(evidence), now))
+        " excluded.evidence, signals = excluded.signals, updated_at = excluded.updated_at",
+        (user_id, dimension, family, level, reason, json.dumps(evidence),
+         json.dumps(signals, ensure_ascii=False), now))
 
 
-def profile_evidence(conn: Connection, user_id: str) -> list[tuple[str, list[int]]]:
-    """(dimension, evidence page ids) of each profile row of the user."""
-    return [(str(r[0]), list(json.loads(r[1]))) for r in conn.execute(
-        "SELECT dimension, evidence FROM profile WHERE user_id = ? ORDER BY dimension",
+def profile_evidence(
+    conn: Connection, user_id: str
+) -> list[tuple[str, list[int], list[dict[str, Any]]]]:
+    """(dimension, evidence page ids, signals) of each profile row of the user."""
+    return [(str(r[0]), list(json.loads(r[1])), list(json.loads(r[2]))) for r in conn.execute(
+        "SELECT dimension, evidence, signals FROM profile WHERE user_id = ? ORDER BY dimension",
         (user_id,)).fetchall()]
 
 
 def set_profile_evidence(
-    conn: Connection, user_id: str, dimension: str, evidence: list[int]
+    conn: Connection, user_id: str, dimension: str, evidence: list[int],
+    signals: list[dict[str, Any]],
 ) -> None:
-    """Replace the evidence page ids of one profile dimension."""
-    conn.execute("UPDATE profile SET evidence = ? WHERE user_id = ? AND dimension = ?",
-                 (json.dumps(evidence), user_id, dimension))
+    """Replace the evidence page ids and signals of one profile dimension."""
+    conn.execute("UPDATE profile SET evidence = ?, signals = ? WHERE user_id = ? AND"
+                 " dimension = ?", (json.dumps(evidence), json.dumps(signals, ensure_ascii=False),
+                                    user_id, dimension))
 
 
 # -- facts ------------------------------------------------------------------------------------

@@ -114,15 +114,20 @@ def test_duplicate_facts_are_merged(make_engine, chat_model):
     assert user_facts[0]["sources"] == sorted(ids[:2])
 
 
-def test_forced_analysis_without_model_gives_structured_profile(engine):
+def test_forced_analysis_without_model_records_signals_not_levels(engine):
     for i, (u, a) in enumerate(TOPICS * 2):
         engine.add_exchange("u1", f"{u} [{i}]", a, timestamp=1_700_000_000 + i * 60)
     report = engine.force_analysis("u1")
     state = engine.state("u1")
     assert report["pages"] >= 1 and state["pending_work"]["unanalysed_pages"] == 0
     assert state["mid_term"]["page_count"] == 13 and not state["mid_term"]["pending_pages"]
-    rows = engine.state("u1")["long_term"]["profile"]
-    assert rows and all(r["level"] in ("High", "Medium", "Low") and r["evidence"] for r in rows)
+    rows = {r["dimension"]: r for r in engine.state("u1")["long_term"]["profile"]}
+    # without a model: the user's sentences as signals, their pages linked, no level invented
+    assert "Sports Interest" in rows and "Animal Concern" in rows
+    for row in rows.values():
+        assert row["level"] is None and row["kind"] == "signals" and row["signals"]
+        assert sorted({s["page"] for s in row["signals"]}) == row["evidence"]
+        assert row["summary"].startswith(f"{len(row['signals'])} sentence")
 
 
 def test_eviction_leaves_no_evidence_pointing_at_evicted_pages(make_engine):

@@ -36,6 +36,8 @@ def _without_ids(state):
             fact.pop("id"), fact.pop("sources")
     for dim in data["long_term"]["profile"]:
         dim.pop("evidence")
+        for said in dim["signals"]:
+            said.pop("page")
     return data
 
 
