@@ -141,3 +141,32 @@ def test_profile_level_from_a_model_is_decided_over_all_its_evidence(make_engine
     assert len(second["evidence"]) == 2
     page = engine.page("u1", second["evidence"][0])
     assert [p["dimension"] for p in page["profile"]] == ["Sports Interest"]
+
+
+def test_profile_migration_drops_made_up_levels_and_keeps_model_ones(tmp_path):
+    import sqlite3
+    import time
+
+    from memoryos_core.storage import SQLiteStore
+    from memoryos_core.storage.migrations import MIGRATIONS
+    from memoryos_core.storage.sqlite import DB_NAME, _split_sql
+
+    (tmp_path / "data").mkdir()
+    conn = sqlite3.connect(tmp_path / "data" / DB_NAME)
+    conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY,"
+                 " applied_at REAL NOT NULL)")
+    for number, script in enumerate(MIGRATIONS[:7], start=1):  # as before signals
+        for statement in _split_sql(script):
+            conn.execute(statement)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, ?)", (number, time.time()))
+    conn.executemany("INSERT INTO profile VALUES (?, ?, ?, ?, ?, ?, ?)", [
+        ("u1", "Food Interest", "content interests", "High",
+         "3 page(s) on it: pottery, nora, first, class", "[1, 2, 3]", 1.0),
+        ("u1", "Sports Interest", "content interests", "Medium", "Runs races", "[4]", 1.0)])
+    conn.commit()
+    conn.close()
+    rows = {r["dimension"]: r for r in SQLiteStore(tmp_path / "data").query(
+        "SELECT * FROM profile")}
+    food, sports = rows["Food Interest"], rows["Sports Interest"]
+    assert (food["level"], food["reason"], food["evidence"]) == (None, "", "[1, 2, 3]")
+    assert (sports["level"], sports["reason"], sports["signals"]) == ("Medium", "Runs races", "[]")
