@@ -245,3 +245,15 @@ def test_keys_kept_in_clear_by_older_versions_are_sealed(make_app, backend):
     assert result.exit_code == 0 and "1 API keys sealed again" in result.output
     assert _stored_key(rotated).startswith("fernet:") and API_KEY not in _stored_key(rotated)
     assert _model_key(rotated) == API_KEY
+
+
+@pytest.mark.parametrize("url", ["http://metadata.google.internal/v1",
+                                 "https://no-such-endpoint.invalid/v1"])
+def test_settings_refuse_an_endpoint_whose_name_does_not_resolve(make_app, url):
+    client = make_app(ALLOW_PRIVATE_ENDPOINTS=False).test_client()
+    client.post("/register", data={"username": "xena", "password": "correct horse",
+                                   "confirm": "correct horse"})
+    r = client.post("/settings.json", data={"base_url": url, "model": "m"})
+    assert r.status_code == 400 and ("does not resolve" in r.json["error"]
+                                     or "private or local" in r.json["error"])
+    assert client.get("/settings.json").json["endpoint"]["configured"] is False
