@@ -94,6 +94,7 @@ def seed_user(page: Page, username: str, fake: Any) -> Seeded:
         "diff": f"/versions/diff?a={versions[-1]['version']}&b=0", "settings": "/settings",
         "engine-settings": "/-/settings", "instance": "/-/versions", "trace": why,
         "job": f"/jobs/{job['id']}", "not-found": "/memory/pages/99999999",
+        "search": "/memory/search?q=morning+walk", "search-form": "/memory/search",
     }
     return Seeded(username=username, paths=discover(page, paths), chats=list(CHATS))
 
