@@ -126,3 +126,56 @@ def test_benchmarks_memory_quality_counts_grounded_texts_and_rejected_echoes(emb
     assert llm["echoes"] == 0 and llm["grounded_share"] == 1.0  # nothing echoed was stored
     assert llm["fallbacks"]["consolidation"] >= 1 and llm["fallbacks"]["analysis"] >= 1
     assert (out / "memory_quality.md").exists()
+
+
+def test_benchmarks_longmemeval_to_locomo_layout_feeds_locomo_eval(embedder, out, tmp_path,
+                                                                   longmemeval_file):
+    from benchmarks import longmemeval_data, longmemeval_to_locomo
+
+    questions = longmemeval_data.load_longmemeval(longmemeval_file)
+    car, city = questions
+    assert longmemeval_data.evidence_ids(car) == ["D3:1"]  # the has_answer turn
+    assert longmemeval_data.evidence_ids(city) == ["D1:1", "D1:2"]  # its answer session
+    assert longmemeval_data.question_time(car) == 1687251600.0  # 2023/06/20 (Tue) 09:00 UTC
+    sample = longmemeval_data.to_locomo(car)
+    conv = sample["conversation"]
+    assert (sample["sample_id"], conv["speaker_a"], conv["speaker_b"]) == ("lme-car", "User",
+                                                                           "Assistant")
+    assert conv["session_3_date_time"] == "8:30 am on 1 June, 2023"
+    assert conv["session_2"][0] == {"speaker": "Assistant", "dia_id": "D2:1",
+                                    "text": "Welcome back! How did the hike go?"}
+    [qa] = sample["qa"]
+    assert (qa["evidence"], qa["category"], qa["question_type"], qa["question_date"]) == (
+        ["D3:1"], 1, "knowledge-update", "2023/06/20 (Tue) 09:00")
+    assert longmemeval_data.category({"question_id": "x_abs",
+                                      "question_type": "temporal-reasoning"}) == 5
+
+    converted = tmp_path / "lme_locomo.json"
+    assert longmemeval_to_locomo.main([str(longmemeval_file), str(converted)]) == 0
+    assert [s["sample_id"] for s in json.loads(converted.read_text())] == ["lme-car", "lme-city"]
+    with pytest.raises(SystemExit):
+        longmemeval_to_locomo.main([str(longmemeval_file), str(converted), "--ids", "nope"])
+
+    # the LoCoMo importer reads the layout with "User" as the user side, as the engine's own
+    # LongMemEval import does: the same exchanges under the same turn refs
+    from benchmarks.common import instant_model, make_engine
+
+    engine = make_engine(tmp_path / "e", model=instant_model(), emb=embedder)
+    as_locomo = engine.import_dialogue("a", converted.read_bytes(), fmt="locomo",
+                                       select="lme-car", maintain=False)
+    native = engine.import_dialogue("b", longmemeval_file.read_bytes(), maintain=False)
+    assert sorted(as_locomo["refs"].values()) == sorted(native["refs"].values())
+
+    def pairs(user):
+        return sorted((e["user"], e["assistant"]) for e in engine.state(user)["short_term"]
+                      ["exchanges"])
+    assert pairs("a") == pairs("b")
+    assert ("I finally sold the Panda and bought a blue Volvo estate.", "") in pairs("a")
+    engine.store.close()
+
+    result = locomo_eval.run([converted], ("extractive",), conversations=1, emb=embedder,
+                             out=out)
+    summary = result["modes"]["extractive"]["summary"]
+    assert summary["memoryos"]["with_evidence"] == 1  # the has_answer turn was mapped
+    assert 0.0 <= summary["memoryos"]["recall"] <= 1.0
+    assert result["modes"]["extractive"]["imports"][0]["imported"] == 7
