@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import __version__, cli_output
 from .cli_runtime import PROG, Runtime, note, out, read_document
-from .cli_tools import cmd_import_reference, cmd_mcp, cmd_reembed, cmd_serve_model
+from .cli_tools import cmd_backup, cmd_import_reference, cmd_mcp, cmd_reembed, cmd_serve_model
 from .config import settings_table
 from .errors import MemoryOSError
 from .importers import FORMATS
@@ -268,6 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp = cmd("reembed", cmd_reembed, "re-embed every vector of the data folder (and its saved"
              " versions) with another embedding model")
     sp.add_argument("model", help="model folder, installed model package, or all-MiniLM-L6-v2")
+    sp = cmd("backup", cmd_backup, "copy a running instance's SQLite databases (online backup"
+             " API) into a new folder and verify each copy (PostgreSQL: pg_dump)")
+    sp.add_argument("target", help="a new or empty folder for the copy")
+    sp.add_argument("--instance", metavar="DIR", help="the web app's data folder"
+                    " (MEMPLAY_DATA_DIR, or the instance folder holding data/): accounts,"
+                    " memory and secret key; default: the engine store in --data-dir")
     cmd("mcp", cmd_mcp, "serve the memory tools over MCP on stdio, as --user", False)
     sp = cmd("serve-model", cmd_serve_model, "serve the embedded chat model over HTTP", False)
     sp.add_argument("--port", type=int, required=True)

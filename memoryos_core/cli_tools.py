@@ -1,10 +1,17 @@
-"""Commands that serve or move a store: serve-model, mcp, import-reference, reembed."""
+"""Commands that serve, move or copy a store: serve-model, mcp, import-reference, reembed,
+backup."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from . import cli_output
 from .cli_runtime import Runtime, note, out
 from .errors import InvalidInput
+from .storage.accounts import ACCOUNTS_DB_NAME
+
+SECRET_FILE = "secret_key"  # the web app's cookie-signing key in its data folder
 
 
 def cmd_serve_model(rt: Runtime) -> int:
@@ -73,4 +80,58 @@ def cmd_mcp(rt: Runtime) -> int:
     return 0
 
 
-# -- parser and entry point -------------------------------------------------------------------
+
+def web_data_folder(path: Path) -> Path:
+    """The web app's data folder: the one given, or its data/ when given the instance folder."""
+    if not (path / ACCOUNTS_DB_NAME).exists() and (path / "data").is_dir():
+        return path / "data"
+    return path
+
+
+def cmd_backup(rt: Runtime) -> int:
+    """Copy every SQLite database of a data folder with the online backup API, then verify."""
+    from .storage import backup, database_url
+
+    a = rt.args
+    if database_url(a.database_url or None):
+        raise InvalidInput(
+            "this store is PostgreSQL: back it up with pg_dump, e.g. pg_dump --format=custom"
+            " --file memoryos.dump \"$MEMORYOS_DATABASE_URL\" (restore: pg_restore --clean"
+            " --dbname URL memoryos.dump; README \"Backups\"). memoryos backup copies SQLite"
+            " data folders.")
+    if a.instance:
+        folder = web_data_folder(Path(a.instance)).resolve()
+        files = backup.databases_in(folder) if folder.is_dir() else []
+        if not files:
+            raise InvalidInput(f"no SQLite databases in {folder} (a web app on PostgreSQL is"
+                               " backed up with pg_dump; README \"Backups\")")
+    else:
+        folder = Path(a.data_dir).resolve()
+        if not backup.memory_database(folder).is_file():
+            raise InvalidInput(f"no memory store in {folder}"
+                               f" ({backup.memory_database(folder).name} not found)")
+        files = [Path(backup.memory_database(folder).name)]
+    target = Path(a.target).resolve()
+    if target == folder or folder in target.parents:
+        raise InvalidInput(f"the backup folder {target} must be outside {folder}")
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise InvalidInput(f"{target} exists and is not an empty folder: back up into a new one")
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
+    copied = [{"file": str(rel), **backup.copy_database(folder / rel, target / rel)}
+              for rel in files]
+    secret = folder / SECRET_FILE
+    if a.instance and secret.is_file():  # signs login cookies: sessions survive a restore
+        fd = os.open(target / SECRET_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secret.read_bytes())
+    report = {"source": str(folder), "target": str(target), "databases": copied,
+              "secret_key": bool(a.instance and secret.is_file())}
+    if a.json:
+        out(cli_output.dumps(report))
+        return 0
+    out(f"backed up {len(copied)} database{'s' if len(copied) > 1 else ''} of {folder} to"
+        f" {target}; each copy reopened and passed PRAGMA integrity_check")
+    for item in copied:
+        counts = ", ".join(f"{k} {v}" for k, v in item["counts"].items())
+        out(f"  {item['file']}: {item['bytes']:,} bytes, schema {item['schema_version']}, {counts}")
+    return 0
