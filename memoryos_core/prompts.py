@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from . import grounding
@@ -166,8 +167,10 @@ def validate_profile(value: Any, page_ids: list[int],
     return list(out.values())
 
 
-def facts_messages(pages: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """Ask for durable facts about the user and about the assistant, with source page ids."""
+def facts_messages(pages: list[dict[str, Any]],
+                   known: Sequence[dict[str, Any]] = ()) -> list[dict[str, str]]:
+    """Ask for durable facts about the user and about the assistant, with source page ids;
+    with `known` facts, a new fact may name the one it replaces."""
     lines = [
         "Extract durable facts from these dialogue pages.",
         "Pages:",
@@ -177,12 +180,20 @@ def facts_messages(pages: list[dict[str, Any]]) -> list[dict[str, str]]:
         " said about itself. Write each fact in your own words from the pages, with its date"
         " when known, and give the page ids it comes from. Leave a list empty when nothing fits.",
     ]
+    if known:
+        lines += [
+            "Facts already known (id, since when):",
+            *(f"[{f['id']}] ({when(float(f['valid_from'] or f['created_at']))}) {f['text']}"
+              for f in known),
+            "When a new fact says the known one no longer holds (a new job, car, home, record),"
+            " give that id as replaces; otherwise replaces is 0.",
+        ]
     return [{"role": "user", "content": "\n".join(lines)}]
 
 
-def facts_schema(page_ids: list[int]) -> dict[str, Any]:
-    """Schema of the facts reply."""
-    fact = {
+def facts_schema(page_ids: list[int], known: Sequence[int] = ()) -> dict[str, Any]:
+    """Schema of the facts reply (`replaces`: 0 or one of the `known` fact ids)."""
+    fact: dict[str, Any] = {
         "type": "object",
         "properties": {
             "fact": {"type": "string", "minLength": 8, "maxLength": 160},
@@ -191,6 +202,8 @@ def facts_schema(page_ids: list[int]) -> dict[str, Any]:
         },
         "required": ["fact", "pages"],
     }
+    if known:
+        fact["properties"]["replaces"] = {"type": "integer", "enum": [0, *known]}
     return {
         "type": "object",
         "properties": {
@@ -201,12 +214,13 @@ def facts_schema(page_ids: list[int]) -> dict[str, Any]:
     }
 
 
-def validate_facts(value: Any, page_ids: list[int],
-                   texts: dict[int, str] | None = None) -> dict[str, list[dict[str, Any]]]:
+def validate_facts(value: Any, page_ids: list[int], texts: dict[int, str] | None = None,
+                   known: Sequence[int] = ()) -> dict[str, list[dict[str, Any]]]:
     """Checked facts per list; facts without text or valid sources are dropped.
 
     With the pages' `texts`, a fact that echoes the prompt or is not grounded in its source
     pages is dropped; when every proposed fact is dropped that way, the reply is an error.
+    A fact's `replaces` is kept only when it names one of the `known` facts shown.
     """
     if not isinstance(value, dict):
         raise ValueError("expected an object with user_facts and assistant_facts")
@@ -230,7 +244,10 @@ def validate_facts(value: Any, page_ids: list[int],
                     text, " ".join(texts[i] for i in sources), grounding.FACT_GROUNDING):
                 rejected += 1
                 continue
-            kept.append({"text": text[:300], "sources": sources})
+            replaces = item.get("replaces")
+            kept.append({"text": text[:300], "sources": sources,
+                         "replaces": replaces if replaces in known
+                         and not isinstance(replaces, bool) else None})
         out[kind] = kept
     if rejected and not (out["user"] or out["assistant"]):
         raise ValueError("every fact repeated the instructions or was not in its pages; state"

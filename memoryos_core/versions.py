@@ -117,13 +117,19 @@ def load_document(
             src = next(e for e in doc["exchanges"] if e["id"] == old)
             rows.set_chain_links(conn, user_id, new, ex_map.get(src["prev_id"]),
                                  ex_map.get(src["next_id"]))
+    fact_map: dict[Any, int] = {}
     for fact in doc["facts"]:
         sources = (json.loads(fact["sources"]) if isinstance(fact["sources"], str)
                    else fact["sources"])
         sources = sources if keep_ids else [ex_map.get(s, s) for s in sources]
         fact_id = rows.insert_fact(conn, user_id, dict(fact, sources=json.dumps(sources)), keep_ids)
+        fact_map[fact["id"]] = fact_id
         if fact.get("vector"):
             ctx.store.put_vector(conn, user_id, "fact", fact_id, _unb64(fact["vector"]))
+    for fact in doc["facts"]:  # a replaced fact points at its successor, inserted by now
+        if fact.get("superseded_by") in fact_map:
+            rows.set_fact_successor(conn, user_id, fact_map[fact["id"]],
+                                    fact_map[fact["superseded_by"]])
     for dim in doc["profile"]:
         evidence = (json.loads(dim["evidence"]) if isinstance(dim["evidence"], str)
                     else dim["evidence"])
@@ -209,9 +215,10 @@ def diff(ctx: Context, user_id: str, a: int, b: int) -> dict[str, Any]:
         return {
             "added": [{"id": k, "text": str(new[k][label])[:200]} for k in new if k not in old],
             "removed": [{"id": k, "text": str(old[k][label])[:200]} for k in old if k not in new],
-            "changed": [{"id": k, "fields": [f for f in fields if old[k][f] != new[k][f]],
+            "changed": [{"id": k, "fields": [f for f in fields if old[k].get(f) != new[k].get(f)],
                          "text": str(new[k][label])[:200]}
-                        for k in new if k in old and any(old[k][f] != new[k][f] for f in fields)],
+                        for k in new if k in old
+                        and any(old[k].get(f) != new[k].get(f) for f in fields)],
         }
 
     return {
@@ -219,6 +226,6 @@ def diff(ctx: Context, user_id: str, a: int, b: int) -> dict[str, Any]:
         "exchanges": compare("exchanges", "id", ("tier", "segment_id", "analysed"), "user_text"),
         "segments": compare("segments", "id", ("summary", "keywords", "n_visit",
                                                "l_interaction"), "summary"),
-        "facts": compare("facts", "id", ("text", "sources"), "text"),
+        "facts": compare("facts", "id", ("text", "sources", "valid_until"), "text"),
         "profile": compare("profile", "dimension", ("level", "reason", "evidence"), "level"),
     }

@@ -6,8 +6,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from .base import BaseStore
 from .db import Connection
 
@@ -80,44 +78,50 @@ def set_profile_evidence(
 
 # -- facts ------------------------------------------------------------------------------------
 
-def fact_by_norm(
-    conn: Connection, user_id: str, kind: str, norm: str
-) -> tuple[int, list[int]] | None:
-    """(id, source page ids) of the user's fact of this kind with this normalised text."""
-    row = conn.execute("SELECT id, sources FROM facts WHERE user_id = ? AND kind = ? AND"
-                       " norm = ? ORDER BY id", (user_id, kind, norm)).fetchone()
-    return None if row is None else (int(row[0]), list(json.loads(row[1])))
+FACT_TIME = "f.valid_from, f.valid_until, f.superseded_by"
 
 
-def facts_with_vectors(
-    conn: Connection, user_id: str, kind: str
-) -> list[tuple[int, list[int], np.ndarray]]:
-    """(id, source page ids, vector) of each of the user's facts of a kind, by id."""
-    rows = conn.execute("SELECT f.id, f.sources, v.vec FROM facts f JOIN vectors v ON"
-                        " v.kind = 'fact' AND v.item_id = f.id WHERE f.user_id = ? AND"
-                        " f.kind = ? ORDER BY f.id", (user_id, kind)).fetchall()
-    return [(int(r[0]), list(json.loads(r[1])), BaseStore.decode_vector(r[2]))
-            for r in rows]
+def facts_with_vectors(conn: Connection, user_id: str, kind: str) -> list[dict[str, Any]]:
+    """Each of the user's facts of a kind (current and replaced) with its vector, by id: id,
+    text, norm, sources, valid_from, valid_until, superseded_by, vec."""
+    rows = conn.execute(f"SELECT f.id, f.text, f.norm, f.sources, {FACT_TIME}, v.vec FROM facts"
+                        " f JOIN vectors v ON v.kind = 'fact' AND v.item_id = f.id WHERE"
+                        " f.user_id = ? AND f.kind = ? ORDER BY f.id", (user_id, kind)).fetchall()
+    return [{"id": int(r[0]), "text": str(r[1]), "norm": str(r[2]),
+             "sources": list(json.loads(r[3])),
+             "valid_from": None if r[4] is None else float(r[4]),
+             "valid_until": None if r[5] is None else float(r[5]),
+             "superseded_by": None if r[6] is None else int(r[6]),
+             "vec": BaseStore.decode_vector(r[7])} for r in rows]
 
 
 def insert_fact(
     conn: Connection, user_id: str, kind: str, text: str, norm: str, sources: list[int],
-    now: float,
+    now: float, valid_from: float,
 ) -> int:
-    """A new fact; returns its id."""
+    """A new current fact holding from `valid_from`; returns its id."""
     row = conn.execute(
-        "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (user_id, kind, text, norm, json.dumps(sources), now, now)).fetchone()
+        "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at,"
+        " valid_from) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (user_id, kind, text, norm, json.dumps(sources), now, now, valid_from)).fetchone()
     return int(row[0])
 
 
 def merge_fact_sources(
-    conn: Connection, user_id: str, fact_id: int, sources: list[int], now: float
+    conn: Connection, user_id: str, fact_id: int, sources: list[int], now: float,
+    valid_from: float,
 ) -> None:
-    """Replace a fact's source page ids and mark it updated (a fact merged into it)."""
-    conn.execute("UPDATE facts SET sources = ?, updated_at = ? WHERE id = ? AND user_id = ?",
-                 (json.dumps(sources), now, fact_id, user_id))
+    """Replace a fact's source page ids and start, and mark it updated (a fact merged into
+    it)."""
+    conn.execute("UPDATE facts SET sources = ?, updated_at = ?, valid_from = ? WHERE id = ? AND"
+                 " user_id = ?", (json.dumps(sources), now, valid_from, fact_id, user_id))
+
+
+def supersede_fact(conn: Connection, user_id: str, old_id: int, new_id: int,
+                   until: float) -> None:
+    """Mark a fact replaced by a newer one at `until`: it stays, as history."""
+    conn.execute("UPDATE facts SET valid_until = ?, superseded_by = ? WHERE id = ? AND"
+                 " user_id = ?", (until, new_id, old_id, user_id))
 
 
 def fact_sources(conn: Connection, user_id: str) -> list[tuple[int, list[int]]]:
@@ -132,17 +136,12 @@ def set_fact_sources(conn: Connection, user_id: str, fact_id: int, sources: list
                  (json.dumps(sources), user_id, fact_id))
 
 
-def fact_count(conn: Connection, user_id: str, kind: str) -> int:
-    """How many facts of a kind the user has."""
-    row = conn.execute("SELECT count(*) FROM facts WHERE user_id = ? AND kind = ?",
-                       (user_id, kind)).fetchone()
-    return int(row[0])
-
-
-def fact_support(conn: Connection, user_id: str, kind: str) -> list[tuple[int, int, float]]:
-    """(id, number of source pages, update time) of each fact of a kind of the user."""
-    return [(int(r[0]), len(json.loads(r[1])), float(r[2])) for r in conn.execute(
-        "SELECT id, sources, updated_at FROM facts WHERE user_id = ? AND kind = ?",
+def fact_support(conn: Connection, user_id: str,
+                 kind: str) -> list[tuple[int, int, float, float | None]]:
+    """(id, number of source pages, update time, valid_until) of each fact of a kind."""
+    return [(int(r[0]), len(json.loads(r[1])), float(r[2]),
+             None if r[3] is None else float(r[3])) for r in conn.execute(
+        "SELECT id, sources, updated_at, valid_until FROM facts WHERE user_id = ? AND kind = ?",
         (user_id, kind)).fetchall()]
 
 

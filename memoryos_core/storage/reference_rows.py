@@ -49,11 +49,11 @@ def insert_imported_page(
 
 def insert_imported_fact(conn: Connection, user_id: str, kind: str, text: str, norm: str,
                          created_at: float, updated_at: float) -> int:
-    """A fact with no source pages; returns its id."""
+    """A fact with no source pages, holding from when the reference stored it; returns its id."""
     row = conn.execute(
-        "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, '[]', ?, ?) RETURNING id",
-        (user_id, kind, text, norm, created_at, updated_at)).fetchone()
+        "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at,"
+        " valid_from) VALUES (?, ?, ?, ?, '[]', ?, ?, ?) RETURNING id",
+        (user_id, kind, text, norm, created_at, updated_at, created_at)).fetchone()
     return int(row[0])
 
 

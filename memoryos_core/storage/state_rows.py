@@ -51,6 +51,15 @@ def facts_by_id(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, dic
         f"SELECT * FROM facts WHERE id IN ({_marks(ids)})", ids) if r["user_id"] == user_id}
 
 
+def fact_predecessors(store: BaseStore, user_id: str, ids: list[int]) -> Rows:
+    """The user's facts that these facts replaced (one step back), newest end first."""
+    if not ids:
+        return []
+    rows: Rows = store.query(f"SELECT * FROM facts WHERE superseded_by IN ({_marks(ids)}) AND"
+                             " user_id = ? ORDER BY valid_until DESC, id", (*ids, user_id))
+    return rows
+
+
 def profile_rows(store: BaseStore, user_id: str) -> Rows:
     """The user's stored profile dimensions, by family then dimension."""
     rows: Rows = store.query("SELECT * FROM profile WHERE user_id = ?"

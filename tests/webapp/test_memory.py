@@ -84,3 +84,48 @@ def test_introspection_settings_html_and_json(client, user):
     assert client.get("/-/versions.json").json["ok"]
     assert client.get("/-/versions").status_code == 200
     assert client.get("/-/health.json").json == {"ok": True}
+
+
+SUBARU = "I drive a 2014 Subaru Outback."
+TESLA = "I sold the Subaru, I drive a Tesla Model 3 now."
+
+
+def test_memory_shows_a_fact_history_and_the_trace_marks_it(client, user, engine, chat_model):
+    """An imported chat says one car, then weeks later another: the memory page shows the new
+    fact with the old one as its history; a question on the past gets it, marked superseded."""
+    import json
+
+    from .conftest import wait_job
+
+    def turn(text, reply, when):
+        return {"user_input": text, "agent_response": reply, "timestamp": when}
+
+    turns = [turn(SUBARU, "Outbacks are sturdy.", "2024-05-01T10:00:00Z"),
+             turn("My sister lives in Boston and teaches maths.", "Boston is lovely.",
+                  "2024-05-01T10:05:00Z"),
+             turn(TESLA, "Enjoy the quiet ride.", "2024-06-01T09:00:00Z"),
+             *[turn(f"Thanks, talk soon ({n})!", "Bye for now.", f"2024-06-01T09:0{n + 1}:00Z")
+               for n in range(3)]]
+    run = client.post("/import/run.json", data={"text": json.dumps(turns)})
+    assert wait_job(engine, user, run.json["job"]["id"])["status"] == "done"
+    analysis = client.post("/analysis/run.json")
+    assert wait_job(engine, user, analysis.json["job"]["id"])["status"] == "done"
+
+    facts = client.get("/memory.json").json["long_term"]["user_facts"]
+    tesla = next(f for f in facts if f["text"] == TESLA)
+    assert tesla["valid_until"] is None
+    assert [(h["text"], h["valid_until"]) for h in tesla["history"]] == [
+        (SUBARU, tesla["valid_from"])]
+    sister = next(f for f in facts if "Boston" in f["text"])
+    assert sister["history"] == [] and sister["valid_until"] is None
+    page = client.get("/memory").data.decode()
+    assert "History: 1 earlier value" in page and SUBARU in page
+    assert "2024-05-01 10:00 → 2024-06-01 09:00" in page
+
+    chat_model.enqueue("Before the Tesla you drove a Subaru Outback.")
+    asked = client.post("/chat.json", data={"message": "What car did I drive before?"})
+    exchange_id = asked.json["exchange"]["id"]
+    trace = client.get(f"/chat/trace/{exchange_id}.json").json["trace"]
+    old = next(f for f in trace["facts"]["user"] if f["text"] == SUBARU)
+    assert old["superseded"] and old["superseded_by"] == tesla["id"]
+    assert b"superseded 2024-06-01 09:00" in client.get(f"/chat/trace/{exchange_id}").data
