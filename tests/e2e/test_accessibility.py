@@ -98,10 +98,20 @@ def test_phone_layout_header_tables_chat_and_heat(views: Views, seeded: Seeded) 
     visit(page, "/")
     header = page.locator("header.topbar")
     assert header.evaluate("h => getComputedStyle(h).position") not in ("sticky", "fixed")
-    assert header.bounding_box()["height"] <= 100, header.bounding_box()  # type: ignore[index]
+    assert header.bounding_box()["height"] <= 110, header.bounding_box()  # type: ignore[index]
+    # Every nav entry is on screen (the nav wraps; nothing hides in a sideways scroll).
     nav = page.get_by_role("navigation", name="Main")
-    boxes = [a.bounding_box() for a in nav.get_by_role("link").all()]
-    assert len({round(b["y"]) for b in boxes if b}) == 1, "the nav wraps onto several rows"
+    assert nav.evaluate("n => n.scrollWidth <= n.clientWidth"), "the nav scrolls sideways"
+    links = nav.get_by_role("link").all()
+    assert [a.inner_text() for a in links] == ["Chat", "Import", "Analysis", "Memory",
+                                               "Profile", "Versions", "Settings"]
+    for link in links:
+        box = link.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= SIZES["phone"]["width"], (
+            link.inner_text(), box)
+        assert link.evaluate(  # visible, not clipped or covered
+            "a => { const r = a.getBoundingClientRect();"
+            " return a.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }")
     # The message box is on the first screen: no page scroll needed to write.
     box = page.get_by_label("Message")
     expect(box).to_be_focused()
@@ -136,6 +146,33 @@ def test_phone_layout_header_tables_chat_and_heat(views: Views, seeded: Seeded) 
         if not info["seen"]:
             hidden.append(info)
     assert not hidden, f"focused but covered or off-screen: {hidden}"
+
+
+def test_phone_row_actions_are_in_view_without_scrolling(views: Views) -> None:
+    page = views.get("phone", "light")
+    width = SIZES["phone"]["width"]
+    visit(page, "/settings")
+    page.get_by_label("Token name").fill("phone check")
+    page.get_by_role("button", name="Create token").click()
+    visit(page, "/settings")
+    visit(page, "/versions")
+    screenshot(page, "phone-versions")
+    actions = [("/versions", page.get_by_role("button", name="Restore").first),
+               ("/settings", page.get_by_role("button", name="Revoke token phone check"))]
+    for path, button in actions:
+        visit(page, path)
+        # scrolled down to the row (only vertically: the table box stays at its left edge)
+        button.evaluate("b => window.scrollTo(0, b.getBoundingClientRect().top"
+                        " + window.scrollY - 200)")
+        wrap = button.locator("xpath=ancestor::div[contains(@class, 'table-wrap')]")
+        assert wrap.evaluate("w => w.scrollLeft") == 0
+        expect(button).to_be_visible()
+        box = button.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width, (path, box)
+        assert button.evaluate(  # on top, not under a neighbouring cell
+            "b => { const r = b.getBoundingClientRect();"
+            " return b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }")
+    screenshot(page, "phone-settings")
 
 
 @pytest.mark.parametrize("size", list(SIZES))
