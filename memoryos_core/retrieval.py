@@ -37,21 +37,28 @@ COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of the user's pages ranks 
 COMMON_TERM_FLOOR = 50  # ... and in more than this many of them
 
 
-def mid_term_pages(ctx: Context, user_id: str) -> int:
-    """How many mid-term pages the user has."""
-    # every page has one vector: the index counts the user's pages at no cost (SQL: O(pages))
-    return max(0, ctx.index.size(user_id, "page") - rows_db.short_term_count(ctx.store, user_id))
+def mid_term_pages(ctx: Context, user_id: str, short: int | None = None) -> int:
+    """How many mid-term pages the user has (`short`: the short-term count, when known)."""
+    kept = rows_db.kept_mid_term_count(ctx.store, user_id)  # PostgreSQL: one row
+    if kept is not None:
+        return kept
+    # every page has one vector: the FAISS index counts the user's pages at no cost
+    if short is None:
+        short = rows_db.short_term_count(ctx.store, user_id)
+    return max(0, ctx.index.size(user_id, "page") - short)
 
 
 def distinctive_words(ctx: Context, user_id: str, words: list[str],
-                      total: int | None = None) -> list[str]:
+                      total: int | None = None,
+                      counts: dict[str, int] | None = None) -> list[str]:
     """Keywords not in a large share of the user's `total` mid-term pages (cheap BM25
-    pre-filter); `total` is counted when not given."""
+    pre-filter); `total` is counted when not given; `counts` receives the page counts of the
+    words kept where the backend counted them (PostgreSQL), for the keyword search."""
     if not words:
         return []
     total = mid_term_pages(ctx, user_id) if total is None else total
     limit = int(max(COMMON_TERM_FLOOR, COMMON_TERM_SHARE * total))
-    common = search.frequent_terms(ctx.store, user_id, words, limit, total)
+    common = search.frequent_terms(ctx.store, user_id, words, limit, total, counts)
     return [w for w in words if w not in common]
 
 
@@ -88,11 +95,11 @@ def retrieve(
                       "fused": 1 / (RRF_K + rank)}
     fts_words: list[str] = []
     keyword_hits: list[int] = []
-    # every page has one vector: the index counts the user's pages at no cost
-    total = max(0, ctx.index.size(user_id, "page") - len(short))
+    total = mid_term_pages(ctx, user_id, len(short))
     if strategy == "memoryos" and qkws:
-        fts_words = distinctive_words(ctx, user_id, qkws, total)
-        keyword_hits = search.keyword_search(ctx.store, user_id, fts_words, depth, total)
+        counts: dict[str, int] = {}
+        fts_words = distinctive_words(ctx, user_id, qkws, total, counts)
+        keyword_hits = search.keyword_search(ctx.store, user_id, fts_words, depth, total, counts)
     for rank, pid in enumerate(keyword_hits, start=1):
         entry = fused.setdefault(pid, {"id": pid, "fused": 0.0})
         entry["keyword_rank"] = rank

@@ -65,6 +65,15 @@ def short_term_count(store: BaseStore, user_id: str) -> int:
                             " 'short'", (user_id,)) or 0)
 
 
+def kept_mid_term_count(store: BaseStore, user_id: str) -> int | None:
+    """The user's mid-term pages as the writes keep them (PostgreSQL's exchange_counts, pg
+    migration 8); None on SQLite, where the FAISS index counts them at no cost."""
+    if store.dialect != "postgresql":
+        return None
+    return int(store.scalar("SELECT coalesce(sum(n), 0) FROM exchange_counts WHERE user_id = ?"
+                            " AND tier = 'mid'", (user_id,)) or 0)
+
+
 def exchange_row(store: BaseStore, user_id: str, exchange_id: int) -> dict[str, Any] | None:
     """One exchange of the user, or None."""
     row: dict[str, Any] | None = store.query_one(

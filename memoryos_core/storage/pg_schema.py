@@ -267,4 +267,47 @@ PG_MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE facts ADD COLUMN by_user BIGINT NOT NULL DEFAULT 0;
     ALTER TABLE profile ADD COLUMN by_user BIGINT NOT NULL DEFAULT 0;
     """,
+    # 8: each user's exchange count per tier, kept by the writes: statement triggers (bulk
+    # COPY too) update it in the transaction that inserts, moves or deletes exchanges, so a
+    # retrieval reads one row instead of counting the user's pages (O(pages), twice a query).
+    """
+    CREATE TABLE exchange_counts (
+        user_id TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        n BIGINT NOT NULL,
+        PRIMARY KEY (user_id, tier)
+    );
+    INSERT INTO exchange_counts (user_id, tier, n)
+        SELECT user_id, tier, count(*) FROM exchanges GROUP BY user_id, tier;
+    CREATE FUNCTION memoryos_count_exchanges() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        -- rows of several users are counted in (user, tier) order: no two writers deadlock
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO exchange_counts AS c (user_id, tier, n)
+                SELECT user_id, tier, count(*) FROM added GROUP BY user_id, tier ORDER BY 1, 2
+                ON CONFLICT (user_id, tier) DO UPDATE SET n = c.n + excluded.n;
+        ELSIF TG_OP = 'DELETE' THEN
+            INSERT INTO exchange_counts AS c (user_id, tier, n)
+                SELECT user_id, tier, -count(*) FROM removed GROUP BY user_id, tier ORDER BY 1, 2
+                ON CONFLICT (user_id, tier) DO UPDATE SET n = c.n + excluded.n;
+        ELSE  -- an update: only rows that changed tier (or user) move a count
+            INSERT INTO exchange_counts AS c (user_id, tier, n)
+                SELECT user_id, tier, sum(d) FROM (
+                    SELECT user_id, tier, -1 AS d FROM removed
+                    UNION ALL SELECT user_id, tier, 1 FROM added) AS moved
+                GROUP BY user_id, tier HAVING sum(d) <> 0 ORDER BY 1, 2
+                ON CONFLICT (user_id, tier) DO UPDATE SET n = c.n + excluded.n;
+        END IF;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER exchanges_count_insert AFTER INSERT ON exchanges
+        REFERENCING NEW TABLE AS added FOR EACH STATEMENT
+        EXECUTE FUNCTION memoryos_count_exchanges();
+    CREATE TRIGGER exchanges_count_delete AFTER DELETE ON exchanges
+        REFERENCING OLD TABLE AS removed FOR EACH STATEMENT
+        EXECUTE FUNCTION memoryos_count_exchanges();
+    CREATE TRIGGER exchanges_count_update AFTER UPDATE ON exchanges
+        REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT
+        EXECUTE FUNCTION memoryos_count_exchanges();
+    """,
 )

@@ -48,7 +48,8 @@ def fts_query(words: list[str]) -> str:
 
 # dialect: sqlite (FTS5 MATCH and bm25)
 def keyword_search(store: BaseStore, user_id: str, words: list[str], limit: int,
-                   user_pages: int | None = None) -> list[int]:
+                   user_pages: int | None = None,
+                   counts: dict[str, int] | None = None) -> list[int]:
     """Ids of the user's mid-term pages matching any of `words`, best first.
 
     Best: the pages holding more of the rarer words (summed idf, as the PostgreSQL side
@@ -58,13 +59,14 @@ def keyword_search(store: BaseStore, user_id: str, words: list[str], limit: int,
     store's exchanges, the best matches of the whole index are ranked first without reading
     their rows (at 100k pages the join costs a third of the search); when fewer than `limit`
     of them are the user's mid-term pages, the joined query ranks again. Either way the
-    answer is the same: the statistics are the whole index's in both.
+    answer is the same: the statistics are the whole index's in both. PostgreSQL ranks by
+    the user's own counts: `counts` (each word's, from frequent_terms) spares counting again.
     """
     words = list(dict.fromkeys(w for w in words if w.strip()))
     if not words:
         return []
     if store.dialect == "postgresql":
-        return pg_search.keyword_search(store, user_id, words, limit)
+        return pg_search.keyword_search(store, user_id, words, limit, user_pages, counts)
     weights = _idf_weights(store, words)
     if not weights:
         return []
@@ -151,18 +153,21 @@ def keyword_document_count(store: BaseStore, user_id: str, term: str, at_most: i
 
 # dialect: sqlite (fts5vocab)
 def frequent_terms(store: BaseStore, user_id: str, terms: list[str], more_than: int,
-                   user_pages: int) -> set[str]:
+                   user_pages: int, counts: dict[str, int] | None = None) -> set[str]:
     """The terms found in more than `more_than` of the user's `user_pages` mid-term pages.
 
     Only this user's pages count: other users' data never changes this user's ranking. The
     store-wide document frequency (fts5vocab: every user, every tier) decides most terms
     without reading rows: it is an upper bound of the user's count and, less the rows that
     are not the user's pages, a lower bound. A term it leaves open is counted (up to the limit).
+    PostgreSQL counts every term: `counts` receives the exact counts of the terms kept.
     """
     unique = list(dict.fromkeys(terms))
     if store.dialect == "postgresql":  # counted per user with the GIN index
-        counts = pg_search.document_counts(store, user_id, unique, at_most=more_than + 1)
-        return {t for t, n in counts.items() if n > more_than}
+        found = pg_search.document_counts(store, user_id, unique, at_most=more_than + 1)
+        if counts is not None:
+            counts.update({t: n for t, n in found.items() if n <= more_than})
+        return {t for t, n in found.items() if n > more_than}
     store_docs = store_document_counts(store, unique)
     others = max(0, _rows_at_most(store) - user_pages)  # rows that may not be the user's pages
     frequent: set[str] = set()
