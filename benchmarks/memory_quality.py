@@ -56,8 +56,14 @@ def inspect(engine: Any, user: str) -> list[dict[str, Any]]:
     for fact in engine.store.query("SELECT text, sources FROM facts WHERE user_id = ?", (user,)):
         out.append(judge("fact", fact["text"], _texts(engine, user, json.loads(fact["sources"])),
                          grounding.FACT_GROUNDING))
-    for row in engine.store.query("SELECT dimension, family, level, reason, evidence FROM profile"
-                                  " WHERE user_id = ?", (user,)):
+    for row in engine.store.query("SELECT dimension, family, level, reason, evidence, signals"
+                                  " FROM profile WHERE user_id = ?", (user,)):
+        if not row["level"]:  # no model: the row holds the user's own sentences, no reason
+            for signal in json.loads(row["signals"] or "[]"):
+                out.append(judge("profile_signal", signal["text"],
+                                 _texts(engine, user, [int(signal["page"])]),
+                                 grounding.REASON_GROUNDING))
+            continue
         out.append(judge("profile_reason", row["reason"],
                          _texts(engine, user, json.loads(row["evidence"])),
                          grounding.REASON_GROUNDING,
@@ -100,7 +106,7 @@ def run_mode(path: Path, conv: dict[str, Any], mode: str, model: Any, emb: Any,
         "fallbacks": {k: v["fallbacks"] for k, v in usage.items()},
         "unassigned_pages": unassigned_pages(engine, user),
         "memory": common.memory_counts(engine.state(user)), "by_kind": {}}
-    for kind in ("summary", "fact", "profile_reason"):
+    for kind in ("summary", "fact", "profile_reason", "profile_signal"):
         mine = [i for i in items if i["kind"] == kind]
         result["by_kind"][kind] = {
             "count": len(mine),

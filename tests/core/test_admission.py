@@ -138,7 +138,7 @@ def test_chat_answer_uses_memory_and_stores_trace(engine, chat_model):
     assert prompt[-1]["content"] == "What is the name of my dog?"
     trace = engine.trace("u1", result["exchange_id"])
     assert trace["model"] == "scripted"
-    assert {p["name"] for p in trace["prompt_parts"]} >= {"pages", "short_term", "message"}
+    assert {p["name"] for p in trace["prompt_parts"]} >= {"pages", "recent", "message"}
     assert engine.state("u1")["short_term"]["exchanges"][-1]["assistant"] == "Your dog is Rex."
 
 

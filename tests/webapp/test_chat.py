@@ -107,7 +107,7 @@ def test_chat_trace_html_and_json(client, user, chat_model, engine):
     data = client.get(f"/chat/trace/{exchange_id}.json").json
     assert data["ok"] is True and data["trace"]["model"] == "scripted"
     names = [p["name"] for p in data["trace"]["prompt_parts"]]
-    assert "message" in names and "short_term" in names
+    assert "message" in names and "recent" in names
     assert data["prompt_total"] > 0
     assert any(p["selected"] for p in data["trace"]["pages"])
     assert b"searched:" in page.data and b"date rank" in page.data
