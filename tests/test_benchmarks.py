@@ -179,3 +179,52 @@ def test_benchmarks_longmemeval_to_locomo_layout_feeds_locomo_eval(embedder, out
     assert summary["memoryos"]["with_evidence"] == 1  # the has_answer turn was mapped
     assert 0.0 <= summary["memoryos"]["recall"] <= 1.0
     assert result["modes"]["extractive"]["imports"][0]["imported"] == 7
+
+
+def _lamp_history() -> list[dict]:
+    """A made-up LongMemEval question whose answer needs its question_date as 'now'.
+
+    Two lamp purchases: the older one says more of the question's words; the answer is the one
+    bought the day before the question was asked, followed by 7 exchanges (short-term).
+    """
+    def session(day: int, hour: int, user: str, answer: bool = False) -> tuple[str, list[dict]]:
+        return (f"2023/05/{day:02d} (Mon) {hour:02d}:00",
+                [{"role": "user", "content": user, "has_answer": answer},
+                 {"role": "assistant", "content": "Noted, thanks for telling me."}])
+
+    topics = ["Any tips for a sourdough starter?", "How do I repot a fern?",
+              "What is a good stretch for the back?", "Suggest a podcast about history.",
+              "How long should I boil an egg?", "Recommend a board game for four.",
+              "What is the capital of Peru?", "How do I clean a cast iron pan?"]
+    sessions = [session(3, 9, "I bought a brass desk lamp yesterday.")]
+    sessions += [session(4 + n, 10, t) for n, t in enumerate(topics)]
+    sessions.append(session(12, 8, "Got a green lamp at IKEA this morning.", answer=True))
+    sessions += [session(12, 10 + n, f"Quick one: {t}") for n, t in enumerate(topics[:7])]
+    return [{"question_id": "lme-lamp", "question_type": "temporal-reasoning",
+             "question": "Which desk lamp did I buy yesterday?", "answer": "a green lamp",
+             "question_date": "2023/05/13 (Sat) 09:00",
+             "haystack_session_ids": [f"s{n}" for n in range(len(sessions))],
+             "haystack_dates": [d for d, _ in sessions],
+             "haystack_sessions": [s for _, s in sessions],
+             "answer_session_ids": ["s9"]}]
+
+
+def test_benchmarks_longmemeval_asks_at_the_question_date_and_reports_per_type(
+        embedder, out, tmp_path, longmemeval_file):
+    from benchmarks import longmemeval
+
+    result = longmemeval.run([str(longmemeval_file)], emb=embedder, out=out)
+    assert result["settings"]["now"] == "question_date"
+    assert set(result["by_type"]) == {"knowledge-update", "single-session-user"}
+    records = result["records"]
+    assert {r["strategy"] for r in records} == set(longmemeval.locomo_eval.STRATEGIES)
+    assert all(0.0 <= r["recall"] <= 1.0 for r in records if r["recall"] is not None)
+    assert (out / "longmemeval.json").exists() and (out / "longmemeval.md").exists()
+
+    lamp = tmp_path / "lamp.json"
+    lamp.write_text(json.dumps(_lamp_history()), encoding="utf-8")
+    # a memory budget of one page: only the page bought "yesterday" (May 12) answers it
+    result = longmemeval.run([str(lamp)], budget=46, emb=embedder, write=False)
+    product = [r for r in result["records"] if r["strategy"] == "memoryos"]
+    assert [r["recall"] for r in product] == [1.0]
+    assert result["by_type"]["temporal-reasoning"]["memoryos"] == 1.0
