@@ -10,9 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import analysis, consolidation, importing, retrieval, state, versions
+from . import analysis, answer_guard, consolidation, importing, retrieval, state, versions
 from .admission import admit, check_exchange
-from . import answer_guard
 from .answering import fit_prompt, remembered
 from .config import EngineConfig
 from .context import Context

@@ -61,6 +61,11 @@ def page_body(row: dict[str, Any]) -> str:
                            PAGE_LINE_TOKENS)
 
 
+def page_tokens(row: dict[str, Any]) -> int:
+    """Tokens of a page's line in the memory block."""
+    return count_tokens(page_body(row))
+
+
 def fill_pages(rows: list[dict[str, Any]], left: int,
                limit: int) -> tuple[list[int], list[str]]:
     """Pages in rank order while they fit `left` tokens, grouped under day headers.
