@@ -170,7 +170,7 @@ def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | No
         lines = answering.remembered(tr)
         t0 = time.perf_counter()
         reply = answer_guard.answer(llm, tr["layout"], messages, earlier[strategy], lines,
-                                    max_tokens)
+                                    max_tokens, question=question)
         text = reply.text.strip()
         out[strategy] = {"prediction": text[:300], "source": reply.source,
                          "answer_ms": round((time.perf_counter() - t0) * 1000, 1),
@@ -182,21 +182,28 @@ def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | No
 
 def run(paths: list[str] | None, stride: int, conversations: int | None, max_tokens: int,
         base_url: str | None, model_name: str | None, impression: bool = True,
-        emb: Any = None) -> dict[str, Any]:
+        emb: Any = None, trials: int = 1, questions: bool = True,
+        llm: Any = None) -> dict[str, Any]:
     """Import each conversation, answer a stride of its questions three ways, aggregate."""
     emb = emb or common.embedder()
-    llm = answer_model(base_url, model_name)
+    llm = llm or answer_model(base_url, model_name)
     result = common.envelope(
         "answers", {"files": paths or [str(common.locomo_path())], "stride": stride,
                     "max_tokens": max_tokens, "strategies": list(STRATEGIES)},
         {"embedder": emb.name, "answer": llm.name})
     with tempfile.TemporaryDirectory(prefix="memoryos-answers-") as tmp:
-        if impression:
+        if impression:  # the model samples: each trial is a new chat, both reply styles
             result["first_impression"] = [
-                first_impression(llm, Path(tmp) / f"fi{alike}", emb, alike, max_tokens)
-                for alike in (False, True)]
+                first_impression(llm, Path(tmp) / f"fi{alike}{n}", emb, alike, max_tokens)
+                for n in range(trials) for alike in (False, True)]
+            runs = result["first_impression"]
+            result["first_impression_total"] = {
+                "answered": sum(r["answered"] for r in runs),
+                "asked": sum(r["facts"] for r in runs),
+                "repeats": sum(r["repeats"] for r in runs)}
         records: list[dict[str, Any]] = []
-        for n, (path, conv) in enumerate(load(paths)[: conversations or None]):
+        for n, (path, conv) in enumerate(load(paths)[: conversations or None] if questions
+                                         else []):
             c, _ = locomo_eval.import_conversation(path, conv, "extractive", Path(tmp) / f"c{n}",
                                                    emb, common.instant_model())
             earlier: dict[str, list[str]] = {s: [] for s in STRATEGIES}
@@ -213,7 +220,10 @@ def run(paths: list[str] | None, stride: int, conversations: int | None, max_tok
                                     "contains": contains_gold(ans["prediction"], gold)})
             c.engine.store.close()
     result["summary"] = aggregate(records)
+    result["records"] = records
     s = result["summary"]
+    if not records:
+        return result
     result["f1_vs_flat_hybrid"] = common.ratio(s["memoryos"]["f1"], s["flat-hybrid"]["f1"])
     result["f1_vs_no_memory"] = common.ratio(s["memoryos"]["f1"], s["none"]["f1"])
     result["records"] = records
@@ -281,13 +291,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--base-url", default=None)
     parser.add_argument("--model", default=None)
     parser.add_argument("--no-impression", action="store_true")
+    parser.add_argument("--impression-only", action="store_true",
+                        help="only the first-impression check (no LoCoMo questions)")
+    parser.add_argument("--trials", type=int, default=1,
+                        help="first-impression chats of each reply style")
     args = parser.parse_args(argv)
     stride = max(args.stride, 40) if args.quick else args.stride
     result = run(args.files or None, stride, 1 if args.quick else args.conversations,
-                 args.max_tokens, args.base_url, args.model, not args.no_impression)
+                 args.max_tokens, args.base_url, args.model, not args.no_impression,
+                 trials=args.trials, questions=not args.impression_only)
     s = result["summary"]
     lines = [f"{k}: F1 {v['f1']}, contains {v.get('contains_gold')}, repeats {v.get('repeats')}"
              for k, v in s.items()]
+    lines = lines if result["records"] else []
     for fi in result.get("first_impression", []):
         lines.append(f"first impression (alike replies {fi['alike_replies']}): "
                      f"{fi['answered']}/{fi['facts']} answered, {fi['repeats']} repeats")

@@ -1,9 +1,10 @@
 """One answer from the chat model, guarded against repeating an earlier reply.
 
 A 135M model given a history of alike replies answers every question with that reply (measured:
-8 of 8 questions answered "Thanks for telling me."). An answer whose words are mostly those of
-an earlier reply is generated again without the recent conversation and with more randomness;
-if it still repeats, the user gets the memory lines the model was given, never the repeat.
+8 of 8 questions answered "Thanks for telling me."), and often says the question back or a line
+of its prompt. An answer whose words are mostly those of an earlier reply, or that echoes the
+prompt, is generated again without the recent conversation and with more randomness; if it
+still fails, the user gets the memory lines the model was given, never the repeat.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from .llm import ChatModel
 from .text import count_tokens, strip_think, words
 
 REPEAT_SHARE = 0.8  # 80% or more of the same words as an earlier reply: a repeat
+FIRST_TEMPERATURE = 0.3
 RETRY_TEMPERATURE = 0.8
+# the compact prompt's own lines: an answer holding one copied the prompt, it did not answer
+SCAFFOLD = ("user's message", "the user's message", "recent conversation:",
+            "memory (what the user told you", "current time:", "answer the user's message")
 FALLBACK_LINES = 2  # memory lines shown when the model cannot answer without repeating
 
 
@@ -75,19 +80,35 @@ def _complete(llm: ChatModel, messages: list[dict[str, str]], max_tokens: int,
     return strip_think(done.text), done.prompt_tokens, done.completion_tokens
 
 
+def echoes(answer: str, question: str) -> bool:
+    """True when the answer copies the prompt instead of answering: the question said back
+    (80% or more of its words, and little else) or a line of the prompt's own scaffolding."""
+    if any(phrase in answer.lower() for phrase in SCAFFOLD):
+        return True
+    mine, asked = set(words(answer)), set(words(question))
+    return bool(asked) and len(mine & asked) >= REPEAT_SHARE * max(len(mine), len(asked))
+
+
+def _failed(text: str, earlier: list[str], question: str) -> dict[str, Any]:
+    """One attempt as the trace keeps it: what it said, and why it was not an answer."""
+    return {"text": text[:200], "repeat": repeats(text, earlier),
+            "echo": bool(question) and echoes(text, question)}
+
+
 def guarded_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[str],
-                  remembered: list[str], max_tokens: int) -> Reply:
-    """The small model's answer, regenerated or replaced by memory lines when it repeats."""
-    text, p_tok, c_tok = _complete(llm, messages, max_tokens, 0.3)
-    reply = Reply(text, p_tok, c_tok, [{"text": text[:200], "repeat": repeats(text, earlier)}])
-    if text and not reply.attempts[-1]["repeat"]:
+                  remembered: list[str], max_tokens: int, question: str = "") -> Reply:
+    """The small model's answer, regenerated or replaced by memory lines when it repeats an
+    earlier reply or echoes the prompt."""
+    text, p_tok, c_tok = _complete(llm, messages, max_tokens, FIRST_TEMPERATURE)
+    reply = Reply(text, p_tok, c_tok, [_failed(text, earlier, question)])
+    if text and not (reply.attempts[-1]["repeat"] or reply.attempts[-1]["echo"]):
         return reply
     text, p_tok, c_tok = _complete(llm, _without_recent(messages), max_tokens,
                                    RETRY_TEMPERATURE)
     reply.prompt_tokens += p_tok
     reply.completion_tokens += c_tok
-    reply.attempts.append({"text": text[:200], "repeat": repeats(text, earlier)})
-    if text and not reply.attempts[-1]["repeat"]:
+    reply.attempts.append(_failed(text, earlier, question))
+    if text and not (reply.attempts[-1]["repeat"] or reply.attempts[-1]["echo"]):
         reply.text, reply.source = text, "retry"
         return reply
     reply.text, reply.source = _fallback(remembered), "memory lines"
@@ -113,12 +134,12 @@ def streamed_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list
 
 def answer(llm: ChatModel, layout: str, messages: list[dict[str, str]], earlier: list[str],
            remembered: list[str], max_tokens: int,
-           on_token: Callable[[str], None] | None = None) -> Reply:
+           on_token: Callable[[str], None] | None = None, question: str = "") -> Reply:
     """The reply for a prompt of `layout`; a compact (small-model) answer is guarded."""
     if layout != "compact":
         reply = streamed_reply(llm, messages, earlier, max_tokens, on_token)
     else:
-        reply = guarded_reply(llm, messages, earlier, remembered, max_tokens)
+        reply = guarded_reply(llm, messages, earlier, remembered, max_tokens, question)
         if on_token is not None and reply.text:
             on_token(reply.text)  # checked before it is shown: a repeat never reaches the user
     if not reply.text:

@@ -84,8 +84,9 @@ def _compact_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text:
     recent_lines = []
     for row in shown:
         recent_lines.append(f"User: {truncate_tokens(row['user_text'], COMPACT_RECENT_USER_TOKENS)}")
-        recent_lines.append("Assistant: "
-                            + truncate_tokens(row["assistant_text"], COMPACT_RECENT_REPLY_TOKENS))
+        if COMPACT_RECENT_REPLY_TOKENS:
+            recent_lines.append("Assistant: " + truncate_tokens(row["assistant_text"],
+                                                                COMPACT_RECENT_REPLY_TOKENS))
     memory = compact_memory_lines(trace)
     pieces = [(intro, "instructions"), (f"Current time: {when(now)}.", "instructions")]
     if recent_lines:

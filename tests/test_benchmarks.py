@@ -228,3 +228,25 @@ def test_benchmarks_longmemeval_asks_at_the_question_date_and_reports_per_type(
     product = [r for r in result["records"] if r["strategy"] == "memoryos"]
     assert [r["recall"] for r in product] == [1.0]
     assert result["by_type"]["temporal-reasoning"]["memoryos"] == 1.0
+
+
+def test_benchmarks_answers_scores_three_prompts_and_the_first_impression(embedder, locomo_file):
+    from benchmarks import answers
+    from memoryos_core.testing import ScriptedChatModel
+
+    def parrot(messages, schema):  # a small model that says the question back
+        return messages[-1]["content"].split("User's message: ")[-1].split("\n")[0]
+
+    model = ScriptedChatModel(default=parrot, name="parrot", context_window=4096)
+    model.embedded = True  # the compact layout and its guard, as for the embedded model
+    result = answers.run([str(locomo_file)], 1, None, 60, None, None, emb=embedder, llm=model)
+    s = result["summary"]
+    assert {r["strategy"] for r in result["records"]} == set(answers.STRATEGIES)
+    # every echo was caught: the user got memory lines (or "nothing found"), never the question
+    assert all(r["source"] == "memory lines" for r in result["records"])
+    assert s["memoryos"]["questions"] == s["none"]["questions"] >= 1
+    assert 0.0 <= s["memoryos"]["f1"] <= 1.0
+    impression = result["first_impression_total"]
+    assert impression["asked"] == 2 * len(answers.FACTS)
+    # the memory lines shown hold the facts the retrieval found for most questions
+    assert impression["answered"] >= len(answers.FACTS) and impression["repeats"] == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from memoryos_core import answer_guard
 from memoryos_core.recent import SHORTENED, fit_recent, recent_tokens
 from memoryos_core.testing import ScriptedChatModel
 from memoryos_core.text import count_tokens
@@ -104,6 +105,31 @@ def test_a_repeated_answer_is_regenerated_then_replaced_by_memory_lines(make_eng
     result = engine.chat("u1", "Which car is mine?", model=model, maintain=False)
     assert result["answer"] == "You drive a green Subaru Outback."
     assert result["trace"]["answer_source"] == "retry"
+
+
+def test_an_answer_that_echoes_the_prompt_is_not_an_answer(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    start = time.time() - 30 * DAY
+    chat = ["My physiotherapist is called Dr. Okafor."] + [
+        f"Small talk number {i} about nothing much." for i in range(10)]
+    for n, user in enumerate(chat):
+        engine.add_exchange("u1", user, f"Reply {n}.", timestamp=start + n * DAY,
+                            maintain=False)
+    # the question said back, then a line of the prompt: the user gets the memory lines
+    model = small_model(["User: What is the name of my physio?",
+                         "The user's message is: what is the name of my physio"])
+    result = engine.chat("u1", "What is the name of my physio?", model=model, maintain=False)
+    assert [a["echo"] for a in result["trace"]["answer_attempts"]] == [True, True]
+    assert result["trace"]["answer_source"] == "memory lines"
+    assert "Okafor" in result["answer"] and "name of my physio" not in result["answer"]
+    # an answer that uses some of the question's words is an answer
+    model = small_model(["Your physio is called Dr. Okafor."])
+    result = engine.chat("u1", "What is the name of my physio?", model=model, maintain=False)
+    assert result["answer"] == "Your physio is called Dr. Okafor."
+    assert result["trace"]["answer_source"] == "model"
+    # an answer holding a line of the prompt's scaffolding copied it
+    assert answer_guard.echoes("The user's message is about a physio", "Who is my physio?")
+    assert not answer_guard.echoes("Dr. Okafor", "What is the name of my physio?")
 
 
 def test_a_capable_model_gets_the_chat_layout_and_streams(make_engine):
