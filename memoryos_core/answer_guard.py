@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import ModelError
 from .llm import ChatModel
-from .text import count_tokens, strip_think, words
+from .text import STOP_WORDS, count_tokens, strip_think, words
 
 REPEAT_SHARE = 0.8  # 80% or more of the same words as an earlier reply: a repeat
 FIRST_TEMPERATURE = 0.3
@@ -23,6 +23,7 @@ RETRY_TEMPERATURE = 0.8
 # the compact prompt's own lines: an answer holding one copied the prompt, it did not answer
 SCAFFOLD = ("user's message", "the user's message", "recent conversation:",
             "memory (what the user told you", "current time:", "answer the user's message")
+STEM_CHARS = 5
 FALLBACK_LINES = 2  # memory lines shown when the model cannot answer without repeating
 
 
@@ -51,6 +52,7 @@ class Reply:
     completion_tokens: int = 0
     attempts: list[dict[str, Any]] = field(default_factory=list)
     source: str = "model"  # model | retry | memory lines
+    evidence_shown: bool = False  # the best memory line was shown beside the answer
 
 
 def _without_recent(messages: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -132,14 +134,35 @@ def streamed_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list
     return Reply(text, p_tok, c_tok, [{"text": text[:200], "repeat": repeats(text, earlier)}])
 
 
+def _stems(text: str) -> set[str]:
+    """Content words cut to a stem-like prefix ("married" and "marriage" share one)."""
+    return {w[:STEM_CHARS] for w in words(text) if w not in STOP_WORDS and len(w) > 2}
+
+
+def with_evidence(reply: Reply, evidence: tuple[str, str] | None, question: str) -> Reply:
+    """A small model's answer that uses none of the best memory line's own words (those not
+    in the question) gets that line beside it: the user sees what the memory found, not only
+    what the model made of it. `evidence`: (the line as shown, the words it was said in)."""
+    if evidence is None or reply.source == "memory lines":
+        return reply
+    news = _stems(evidence[1]) - _stems(question)
+    if news and not _stems(reply.text) & news:
+        reply.text = f"{reply.text}\n(What I remember: {evidence[0]})"
+        reply.evidence_shown = True
+    return reply
+
+
 def answer(llm: ChatModel, layout: str, messages: list[dict[str, str]], earlier: list[str],
            remembered: list[str], max_tokens: int,
-           on_token: Callable[[str], None] | None = None, question: str = "") -> Reply:
-    """The reply for a prompt of `layout`; a compact (small-model) answer is guarded."""
+           on_token: Callable[[str], None] | None = None, question: str = "",
+           evidence: tuple[str, str] | None = None) -> Reply:
+    """The reply for a prompt of `layout`; a compact (small-model) answer is guarded and
+    shown with the best memory line (`evidence`) when it does not use it."""
     if layout != "compact":
         reply = streamed_reply(llm, messages, earlier, max_tokens, on_token)
     else:
-        reply = guarded_reply(llm, messages, earlier, remembered, max_tokens, question)
+        reply = with_evidence(guarded_reply(llm, messages, earlier, remembered, max_tokens,
+                                            question), evidence, question)
         if on_token is not None and reply.text:
             on_token(reply.text)  # checked before it is shown: a repeat never reaches the user
     if not reply.text:

@@ -36,6 +36,17 @@ def layout_for(llm: ChatModel) -> str:
     return "compact" if getattr(llm, "embedded", False) else "chat"
 
 
+def best_evidence(trace: dict[str, Any]) -> tuple[str, str] | None:
+    """The best page of the prompt as the user said it, when it holds a distinctive word of
+    the question (a keyword match): the line a small model's answer is checked against, and
+    the words it was said in."""
+    best = next((p for p in trace["pages"] if p.get("selected")), None)
+    if best is None or not best.get("keyword_rank") or not best["user"].strip():
+        return None
+    said = truncate_tokens(best["user"], 60)
+    return f"{day(best['timestamp'])[1:-1]}, you said: \"{said}\"", said
+
+
 def remembered(trace: dict[str, Any]) -> list[str]:
     """What the prompt's memory holds in the user's own words, best first (for a fallback)."""
     pages = [p for p in trace["pages"] if p.get("selected")][:COMPACT_PAGES]

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import analysis, answer_guard, consolidation, importing, retrieval, state, versions
 from .admission import admit, check_exchange
-from .answering import fit_prompt, remembered
+from .answering import best_evidence, fit_prompt, remembered
 from .config import EngineConfig
 from .context import Context
 from .control import UserControl
@@ -215,12 +215,13 @@ class MemoryEngine(UserControl):
         started = time.perf_counter()
         reply = answer_guard.answer(llm, trace["layout"], messages, earlier,
                                     remembered(trace), self.config.answer_max_tokens,
-                                    on_token, question=text)
+                                    on_token, question=text, evidence=best_evidence(trace))
         answer = reply.text
         self.store.add_usage(user_id, "answer", reply.prompt_tokens, reply.completion_tokens)
         trace.update(model=llm.name, answer_ms=round((time.perf_counter() - started) * 1000, 1),
                      prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-                     answer_source=reply.source, answer_attempts=reply.attempts)
+                     answer_source=reply.source, answer_attempts=reply.attempts,
+                     answer_evidence_shown=reply.evidence_shown)
         new = check_exchange(self.config, text, answer)
         vec = self.ctx.embedder.embed([new.page_text])[0]
         with self.store.transaction(user_id) as conn:

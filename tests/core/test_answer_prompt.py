@@ -132,6 +132,28 @@ def test_an_answer_that_echoes_the_prompt_is_not_an_answer(make_engine):
     assert not answer_guard.echoes("Dr. Okafor", "What is the name of my physio?")
 
 
+def test_an_answer_that_ignores_the_best_memory_line_is_shown_with_it(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    start = time.time() - 30 * DAY
+    chat = ["My car is a green 2014 Subaru Outback.", "I adopted a kitten called Pixel."] + [
+        f"Small talk number {i} about nothing much." for i in range(10)]
+    for n, user in enumerate(chat):
+        engine.add_exchange("u1", user, "Good to know.", timestamp=start + n * DAY,
+                            maintain=False)
+    model = small_model(["Pixel."])  # the wrong line of its prompt
+    result = engine.chat("u1", "Which car do I drive?", model=model, maintain=False)
+    assert result["answer"].startswith("Pixel.\n(What I remember: ")
+    assert "Subaru Outback" in result["answer"] and result["trace"]["answer_evidence_shown"]
+    model = small_model(["You drive a green Subaru."])  # an answer that uses it stands alone
+    result = engine.chat("u1", "Which car do I drive?", model=model, maintain=False)
+    assert result["answer"] == "You drive a green Subaru."
+    assert not result["trace"]["answer_evidence_shown"]
+    # a message no memory line matches by its words gets no line beside the answer
+    model = small_model(["Hello! How can I help?"])
+    result = engine.chat("u1", "Hi there", model=model, maintain=False)
+    assert result["answer"] == "Hello! How can I help?"
+
+
 def test_a_capable_model_gets_the_chat_layout_and_streams(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
     for i in range(10):
