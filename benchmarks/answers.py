@@ -229,7 +229,6 @@ def run(paths: list[str] | None, stride: int, conversations: int | None, max_tok
         return result
     result["f1_vs_flat_hybrid"] = common.ratio(s["memoryos"]["f1"], s["flat-hybrid"]["f1"])
     result["f1_vs_no_memory"] = common.ratio(s["memoryos"]["f1"], s["none"]["f1"])
-    result["records"] = records
     return result
 
 
@@ -305,8 +304,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                  trials=args.trials, questions=not args.impression_only)
     s = result["summary"]
     lines = [f"{k}: F1 {v['f1']}, contains {v.get('contains_gold')}, repeats {v.get('repeats')}"
-             for k, v in s.items()]
-    lines = lines if result["records"] else []
+             for k, v in s.items() if result["records"]]
     for fi in result.get("first_impression", []):
         lines.append(f"first impression (alike replies {fi['alike_replies']}): "
                      f"{fi['answered']}/{fi['facts']} answered, {fi['repeats']} repeats")

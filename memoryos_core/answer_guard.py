@@ -21,7 +21,7 @@ REPEAT_SHARE = 0.8  # 80% or more of the same words as an earlier reply: a repea
 FIRST_TEMPERATURE = 0.3
 RETRY_TEMPERATURE = 0.8
 # the compact prompt's own lines: an answer holding one copied the prompt, it did not answer
-SCAFFOLD = ("user's message", "the user's message", "recent conversation:",
+SCAFFOLD = ("user's message", "recent conversation:",
             "memory (what the user told you", "current time:", "answer the user's message")
 STEM_CHARS = 5
 FALLBACK_LINES = 2  # memory lines shown when the model cannot answer without repeating
@@ -91,10 +91,15 @@ def echoes(answer: str, question: str) -> bool:
     return bool(asked) and len(mine & asked) >= REPEAT_SHARE * max(len(mine), len(asked))
 
 
-def _failed(text: str, earlier: list[str], question: str) -> dict[str, Any]:
-    """One attempt as the trace keeps it: what it said, and why it was not an answer."""
+def _attempt(text: str, earlier: list[str], question: str) -> dict[str, Any]:
+    """One attempt as the trace keeps it: what it said, whether it repeats or echoes."""
     return {"text": text[:200], "repeat": repeats(text, earlier),
             "echo": bool(question) and echoes(text, question)}
+
+
+def _answers(text: str, attempt: dict[str, Any]) -> bool:
+    """An attempt is an answer when it said something that neither repeats nor echoes."""
+    return bool(text) and not (attempt["repeat"] or attempt["echo"])
 
 
 def guarded_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[str],
@@ -102,15 +107,15 @@ def guarded_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[
     """The small model's answer, regenerated or replaced by memory lines when it repeats an
     earlier reply or echoes the prompt."""
     text, p_tok, c_tok = _complete(llm, messages, max_tokens, FIRST_TEMPERATURE)
-    reply = Reply(text, p_tok, c_tok, [_failed(text, earlier, question)])
-    if text and not (reply.attempts[-1]["repeat"] or reply.attempts[-1]["echo"]):
+    reply = Reply(text, p_tok, c_tok, [_attempt(text, earlier, question)])
+    if _answers(text, reply.attempts[-1]):
         return reply
     text, p_tok, c_tok = _complete(llm, _without_recent(messages), max_tokens,
                                    RETRY_TEMPERATURE)
     reply.prompt_tokens += p_tok
     reply.completion_tokens += c_tok
-    reply.attempts.append(_failed(text, earlier, question))
-    if text and not (reply.attempts[-1]["repeat"] or reply.attempts[-1]["echo"]):
+    reply.attempts.append(_attempt(text, earlier, question))
+    if _answers(text, reply.attempts[-1]):
         reply.text, reply.source = text, "retry"
         return reply
     reply.text, reply.source = _fallback(remembered), "memory lines"

@@ -24,6 +24,7 @@ from .text import count_tokens, truncate_tokens
 MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
 COMPACT_MEMORY_TOKENS = 450  # the small model's memory: a few pages, not a dozen
 COMPACT_PAGES = 4  # pages at most in a compact prompt
+SAID_TOKENS = 60  # a page's user side quoted back to the user ("you said: ...")
 COMPACT_USER_TOKENS = 60  # one side of a memory line in a compact prompt
 COMPACT_ASSISTANT_TOKENS = 30
 COMPACT_RECENT = 3  # recent exchanges shown to the small model
@@ -43,8 +44,12 @@ def best_evidence(trace: dict[str, Any]) -> tuple[str, str] | None:
     best = next((p for p in trace["pages"] if p.get("selected")), None)
     if best is None or not best.get("keyword_rank") or not best["user"].strip():
         return None
-    said = truncate_tokens(best["user"], 60)
-    return f"{day(best['timestamp'])[1:-1]}, you said: \"{said}\"", said
+    return _you_said(best), truncate_tokens(best["user"], SAID_TOKENS)
+
+
+def _you_said(page: dict[str, Any]) -> str:
+    """A page as the user said it, with its day: '8 May 2023, Monday, you said: "..."'."""
+    return f"{day(page['timestamp'])[1:-1]}, you said: \"{truncate_tokens(page['user'], SAID_TOKENS)}\""
 
 
 def remembered(trace: dict[str, Any]) -> list[str]:
@@ -52,9 +57,7 @@ def remembered(trace: dict[str, Any]) -> list[str]:
     pages = [p for p in trace["pages"] if p.get("selected")][:COMPACT_PAGES]
     facts = [f["text"] for kind in ("user", "assistant") for f in trace["facts"][kind]
              if f.get("in_prompt")]
-    said = [f"{day(p['timestamp'])[1:-1]}, you said: \"{truncate_tokens(p['user'], 60)}\""
-            for p in pages]
-    return said + facts
+    return [_you_said(p) for p in pages] + facts
 
 
 def _chat_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text: str,
@@ -95,9 +98,8 @@ def _compact_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text:
     recent_lines = []
     for row in shown:
         recent_lines.append(f"User: {truncate_tokens(row['user_text'], COMPACT_RECENT_USER_TOKENS)}")
-        if COMPACT_RECENT_REPLY_TOKENS:
-            recent_lines.append("Assistant: " + truncate_tokens(row["assistant_text"],
-                                                                COMPACT_RECENT_REPLY_TOKENS))
+        recent_lines.append("Assistant: "
+                            + truncate_tokens(row["assistant_text"], COMPACT_RECENT_REPLY_TOKENS))
     memory = compact_memory_lines(trace)
     pieces = [(intro, "instructions"), (f"Current time: {when(now)}.", "instructions")]
     if recent_lines:

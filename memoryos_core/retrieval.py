@@ -194,6 +194,8 @@ def _with_continuations(
     wanted: dict[int, int] = {}
     for p in heads:
         row = page_rows[p["id"]]
+        if page_tokens(row) > CONTINUATION_MAX_TOKENS:  # a whole exchange already: none
+            continue
         nxt = row["next_id"]
         if nxt is None and row["segment_id"] is None:  # pending: not chained yet
             nxt = rows_db.next_mid_term_page(ctx.store, user_id, row["ts"], row["id"],
@@ -202,9 +204,8 @@ def _with_continuations(
             wanted[p["id"]] = int(nxt)
     missing = [i for i in wanted.values() if i not in page_rows]
     page_rows.update(rows_db.exchanges_by_id(ctx.store, user_id, missing))
-    wanted = {h: n for h, n in wanted.items() if n in page_rows  # short lines only
-              and max(page_tokens(page_rows[h]), page_tokens(page_rows[n]))
-              <= CONTINUATION_MAX_TOKENS}
+    wanted = {h: n for h, n in wanted.items()
+              if n in page_rows and page_tokens(page_rows[n]) <= CONTINUATION_MAX_TOKENS}
     by_id = {p["id"]: p for p in pages}
     out: list[dict[str, Any]] = []
     placed: set[int] = set()
