@@ -145,13 +145,15 @@ def _stems(text: str) -> set[str]:
 
 
 def with_evidence(reply: Reply, evidence: tuple[str, str] | None, question: str) -> Reply:
-    """A small model's answer that uses none of the best memory line's own words (those not
-    in the question) gets that line beside it: the user sees what the memory found, not only
-    what the model made of it. `evidence`: (the line as shown, the words it was said in)."""
+    """A small model's answer whose own words (those not in the question) mostly come from
+    outside the best memory line gets that line beside it: the user sees what the memory found,
+    not only what the model made of it. `evidence`: (the line as shown, the words it was said in)."""
     if evidence is None or reply.source == "memory lines":
         return reply
     news = _stems(evidence[1]) - _stems(question)
-    if news and not _stems(reply.text) & news:
+    own = _stems(reply.text) - _stems(question)
+    # one shared word is not grounding: "a green Toyota" for "a green Subaru" is another car
+    if news and 2 * len(own & news) < max(len(own), 1):
         reply.text = f"{reply.text}\n(What I remember: {evidence[0]})"
         reply.evidence_shown = True
     return reply

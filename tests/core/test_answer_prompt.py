@@ -144,6 +144,9 @@ def test_an_answer_that_ignores_the_best_memory_line_is_shown_with_it(make_engin
     result = engine.chat("u1", "Which car do I drive?", model=model, maintain=False)
     assert result["answer"].startswith("Pixel.\n(What I remember: ")
     assert "Subaru Outback" in result["answer"] and result["trace"]["answer_evidence_shown"]
+    model = small_model(["You drive a green Toyota Corolla."])  # one shared word is not enough
+    result = engine.chat("u1", "Which car do I drive?", model=model, maintain=False)
+    assert "Subaru Outback" in result["answer"] and result["trace"]["answer_evidence_shown"]
     model = small_model(["You drive a green Subaru."])  # an answer that uses it stands alone
     result = engine.chat("u1", "Which car do I drive?", model=model, maintain=False)
     assert result["answer"] == "You drive a green Subaru."
