@@ -12,6 +12,8 @@ inner-product search (argpartition top-k) over the N x 384 page matrix.
 
 from __future__ import annotations
 
+import resource
+import sys
 import tempfile
 import time
 import uuid
@@ -131,6 +133,32 @@ def settings_for(n: int) -> dict[str, Any]:
             "mid_term_capacity": max(200, -(-n // SEGMENT_SIZE) + 10)}
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far (getrusage; KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
+
+
+def reset_peak_rss() -> bool:
+    """Start a new peak (Linux: VmHWM via /proc/self/clear_refs); False where not possible."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def current_peak_rss_mb() -> float | None:
+    """Peak resident memory since the last reset_peak_rss (Linux VmHWM), in MiB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
 def floor_search(mat: np.ndarray, qvec: np.ndarray, k: int) -> np.ndarray:
     """The physical floor: one flat inner product and a top-k selection, in numpy."""
     scores = mat @ qvec
@@ -153,10 +181,13 @@ def measure(n: int, n_queries: int = 50, seed: int = 7, emb: Any = None,
     with tempfile.TemporaryDirectory(prefix="memoryos-bench-") as tmp:
         data = Path(tmp) / "data"
         _, mat, times = build_store(data, n, emb, seed, cache_dir, progress, vectors, url, user)
+        build_peak = peak_rss_mb()
+        reset = reset_peak_rss()
         with common.Timer() as t_open:
             engine = make_engine(data, emb, n, url)
         try:
             result = _time_queries(engine, user, qs, mat, emb)
+            serving_peak = current_peak_rss_mb() if reset else None
         finally:
             if url:
                 with engine.store.transaction(user) as conn:
@@ -177,6 +208,8 @@ def measure(n: int, n_queries: int = 50, seed: int = 7, emb: Any = None,
         "floor_p50_no_embed_ms": common.summary_ms(result["floor_no_embed"])["p50_ms"],
         "open_store_s": round(t_open.s + result["first_s"], 3),
         "engine_init_s": round(t_open.s, 3), "first_query_s": round(result["first_s"], 3),
+        "peak_rss_mb": max(build_peak, peak_rss_mb()), "build_peak_rss_mb": build_peak,
+        "serving_peak_rss_mb": serving_peak,
         "page_index": result["index"],
         "pages_selected_median": float(np.median(result["selected"])),
         "target_ratio_p50": 2.0, "target_met": prod["p50_ms"] <= 2.0 * base["p50_ms"],
@@ -267,13 +300,16 @@ def run(sizes: list[int], n_queries: int = 50, emb: Any = None, out: Path | None
         md = common.markdown_table(runs, ["pages", "p50_ms", "p95_ms", "floor_p50_ms",
                                           "ratio_p50", "p50_no_embed_ms",
                                           "floor_p50_no_embed_ms", "open_store_s",
-                                          "page_index", "target_met"])
+                                          "serving_peak_rss_mb", "page_index", "target_met"])
         md += ("\nratio_p50 = retrieve p50 / floor p50 (floor = query embedding + numpy flat"
                " inner product over the same page vectors, measured query by query in the same"
                " run). Target: ratio_p50 <= 2 at 10k pages. Reference (stated, not measured"
                " here): 748 ms at 1k, 8.6 s at 10k. open_store_s = engine start + first query"
                " (SQLite: loads the vectors and builds the FAISS indexes; PostgreSQL: builds"
-               " the pgvector HNSW index when the database has none yet).\n")
+               " the pgvector HNSW index when the database has none yet). peak_rss_mb: the"
+               " process's peak resident memory (getrusage) over the run, building included;"
+               " serving_peak_rss_mb: its peak from opening the store to the last query (the"
+               " benchmark's own N x 384 float32 floor matrix included).\n")
         if result.get("plot"):
             md += f"\n![latency vs size]({name}_latency.png)\n"
         result["files"] = common.write_report(name, result, md, out)
@@ -303,7 +339,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     lines = [f"{r['pages']:>7} pages: p50 {r['p50_ms']:.1f} ms (floor {r['floor_p50_ms']:.1f},"
              f" x{r['ratio_p50']}), p95 {r['p95_ms']:.1f} ms, w/o embedding"
              f" {r['p50_no_embed_ms']:.1f} ms, open {r['open_store_s']}s (incl. first query"
-             f" {r['first_query_s']}s), index {r['page_index']}" for r in result["runs"]]
+             f" {r['first_query_s']}s), index {r['page_index']}, peak RSS {r['peak_rss_mb']} MiB"
+             f" (serving {r['serving_peak_rss_mb']})" for r in result["runs"]]
     common.emit(result, args.json, "\n".join(lines))
     return result
 
