@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import ModelError
+from .grounding import content_words, grounding
 from .llm import ChatModel
-from .text import STOP_WORDS, count_tokens, strip_think, words
+from .text import count_tokens, strip_think, words
 
 REPEAT_SHARE = 0.8  # 80% or more of the same words as an earlier reply: a repeat
 FIRST_TEMPERATURE = 0.3
@@ -23,7 +24,7 @@ RETRY_TEMPERATURE = 0.8
 # the compact prompt's own lines: an answer holding one copied the prompt, it did not answer
 SCAFFOLD = ("user's message", "recent conversation:",
             "memory (what the user told you", "current time:", "answer the user's message")
-STEM_CHARS = 5
+EVIDENCE_GROUNDING = 0.5  # share of an answer's own words the best memory line must hold
 FALLBACK_LINES = 2  # memory lines shown when the model cannot answer without repeating
 
 
@@ -139,21 +140,16 @@ def streamed_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list
     return Reply(text, p_tok, c_tok, [{"text": text[:200], "repeat": repeats(text, earlier)}])
 
 
-def _stems(text: str) -> set[str]:
-    """Content words cut to a stem-like prefix ("married" and "marriage" share one)."""
-    return {w[:STEM_CHARS] for w in words(text) if w not in STOP_WORDS and len(w) > 2}
-
-
 def with_evidence(reply: Reply, evidence: tuple[str, str] | None, question: str) -> Reply:
     """A small model's answer whose own words (those not in the question) mostly come from
     outside the best memory line gets that line beside it: the user sees what the memory found,
     not only what the model made of it. `evidence`: (the line as shown, the words it was said in)."""
     if evidence is None or reply.source == "memory lines":
         return reply
-    news = _stems(evidence[1]) - _stems(question)
-    own = _stems(reply.text) - _stems(question)
+    asked = words(question)
     # one shared word is not grounding: "a green Toyota" for "a green Subaru" is another car
-    if news and 2 * len(own & news) < max(len(own), 1):
+    if content_words(evidence[1], asked) \
+            and grounding(reply.text, evidence[1], asked) < EVIDENCE_GROUNDING:
         reply.text = f"{reply.text}\n(What I remember: {evidence[0]})"
         reply.evidence_shown = True
     return reply
