@@ -12,7 +12,7 @@ import numpy as np
 from .errors import InvalidInput
 from .llm.base import Embedder
 from .llm.embedder import DEFAULT_MODEL
-from .storage import snapshots, vector_rows
+from .storage import snapshots, vector_cache, vector_rows
 from .storage.base import BaseStore
 from .versions import _b64
 
@@ -101,6 +101,9 @@ def reembed(store: BaseStore, embedder: Embedder,
             doc["embedder"] = embedder.name
             snapshots.replace_snapshot_document(conn, sid, doc)
         vector_rows.record_embedding_model(conn, embedder.name, embedder.dim)
+    data_dir = getattr(store, "data_dir", None)
+    if data_dir is not None:  # SQLite: the vector cache files hold the old model's vectors
+        vector_cache.drop_all(vector_cache.folder_of(data_dir))
     if progress:
         progress(total, total, "done")
     return {"model": embedder.name, "dim": embedder.dim, "vectors": len(live),

@@ -162,6 +162,7 @@ def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
         load_document(ctx, conn, user_id, doc, keep_ids=True)
         ctx.store.log_event(conn, user_id, "restore", {"version": version,
                                                        "saved_as": before["version"]})
+    ctx.index.forget(user_id)  # the vector cache files held the replaced memory's vectors
     return {"restored": version, "saved_as": before["version"], "counts": counts(doc)}
 
 
@@ -171,6 +172,7 @@ def clear(ctx: Context, user_id: str) -> dict[str, Any]:
         before = snapshot(ctx, user_id, "before clear")
         rows.wipe_memory(conn, user_id)
         ctx.store.log_event(conn, user_id, "clear", {"saved_as": before["version"]})
+    ctx.index.forget(user_id)  # the vector cache files held the cleared vectors
     return {"saved_as": before["version"], "counts": before["counts"]}
 
 
@@ -183,6 +185,7 @@ def replace_with_export(ctx: Context, user_id: str, doc: dict[str, Any]) -> dict
         load_document(ctx, conn, user_id, doc, keep_ids=False)
         ctx.store.log_event(conn, user_id, "import_export", {"saved_as": before["version"],
                                                             "counts": counts(doc)})
+    ctx.index.forget(user_id)  # the vector cache files held the replaced memory's vectors
     return {"saved_as": before["version"], "counts": counts(doc)}
 
 

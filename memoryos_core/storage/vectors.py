@@ -4,7 +4,10 @@ A namespace keeps its vectors in one float32 matrix (rows in the order they were
 HNSW_THRESHOLD vectors it is searched exactly (FAISS's flat inner product over the matrix, no
 copy). Above it an HNSW index is built in a background thread on the first full search; until
 it is ready every search is the same exact scan, so opening a large store costs one load of its
-vectors, never a wait for the index, and no other user waits on the build.
+vectors, never a wait for the index, and no other user waits on the build. A namespace of
+vector_cache.MIN_VECTORS or more is also kept as files next to the database (written by the
+build thread): a later open maps them and reads only newer rows from the table, and loads the
+HNSW index from its file instead of building it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any, Protocol
 import faiss
 import numpy as np
 
+from . import vector_cache
 from .base import BaseStore
 
 log = logging.getLogger(__name__)
@@ -30,6 +34,8 @@ HNSW_M = 32  # graph links per vector
 HNSW_EF_SEARCH = 128
 BUILD_CHUNK = 4096  # vectors a background build adds between checks for a stop
 BUILD_NICE = 10  # a background build's thread priority (Linux nice): requests go first
+# Rows a namespace gains over its cache files before a build writes them again.
+CACHE_REFRESH = 10_000
 
 
 class VectorIndex(Protocol):
@@ -71,6 +77,7 @@ class _Namespace:
     generation: int = 0  # bumped when the rows change in place: a running build is dropped
     building: threading.Thread | None = None
     build_failed: bool = False
+    cached: vector_cache.Cached | None = None  # the files the rows [0, cached n) came from
 
     def append(self, ids: np.ndarray, vecs: np.ndarray) -> bool:
         """Add rows (a known item replaces its row); True when an existing row changed."""
@@ -122,6 +129,8 @@ class FaissVectorIndex:
         self.background = background
         self._spaces: dict[tuple[str, str], _Namespace] = {}
         self._lock = threading.Lock()
+        data_dir = getattr(store, "data_dir", None)  # SQLite only: its data folder
+        self.cache_dir = vector_cache.folder_of(data_dir) if data_dir is not None else None
         faiss.omp_set_num_threads(1)  # single queries are faster without thread start-up
 
     def _sync(self, user_id: str, kind: str) -> _Namespace:
@@ -132,6 +141,7 @@ class FaissVectorIndex:
         if space is None or space.epoch != epoch:
             space = _Namespace(epoch=epoch)  # a build of the old one is dropped when it ends
             self._spaces[key] = space
+            self._load_cached(user_id, kind, space)
         elif self.store.max_vector_seq(user_id, kind) == space.seq:
             return space
         ids, vecs, seq = self.store.vectors_since(user_id, kind, space.seq)
@@ -140,36 +150,83 @@ class FaissVectorIndex:
             if space.append(ids, vecs):
                 space.index, space.building = None, None  # rows changed: build again
                 space.generation += 1
+                space.cached = None  # its index no longer matches the rows
             elif space.index is not None:
                 space.index.add_with_ids(space.mat[old_n:space.n], space.ids[old_n:space.n])
         space.seq = seq
         return space
 
+    def _load_cached(self, user_id: str, kind: str, space: _Namespace) -> None:
+        """Start a new namespace from its cache files when they match the table (under lock)."""
+        if self.cache_dir is None:
+            return
+        cached = vector_cache.load(self.cache_dir, user_id, kind, space.epoch)
+        if cached is None:
+            return
+        if not self._cache_matches(user_id, kind, cached.seq, cached.ids, cached.mat):
+            vector_cache.drop(self.cache_dir, user_id, kind)
+            return
+        space.append(cached.ids, cached.mat)  # memory-mapped: copied on the first append
+        space.seq, space.cached = cached.seq, cached
+
+    def _cache_matches(self, user_id: str, kind: str, seq: int, ids: np.ndarray,
+                       mat: np.ndarray, epoch: int | None = None) -> bool:
+        """Whether the table still holds exactly these rows up to `seq` (same count, same
+        vectors at a few places): an erased and re-created namespace restarts at epoch 0."""
+        if epoch is not None and self.store.vector_epoch(user_id, kind) != epoch:
+            return False
+        count = self.store.scalar("SELECT count(*) FROM vectors WHERE user_id = ? AND kind = ?"
+                                  " AND seq <= ?", (user_id, kind, seq))
+        if int(count or 0) != len(ids):
+            return False
+        rows = sorted({0, len(ids) // 3, 2 * len(ids) // 3, len(ids) - 1}) if len(ids) else []
+        stored = self.store.get_vectors(kind, [int(ids[r]) for r in rows])
+        return all(int(ids[r]) in stored and np.array_equal(stored[int(ids[r])], mat[r])
+                   for r in rows)
+
     def _start_build(self, key: tuple[str, str], space: _Namespace) -> None:
         """Build the HNSW index of a large namespace (in the background when configured)."""
         space.approximate = True
         ids, mat, generation = space.ids[:space.n].copy(), space.rows(), space.generation
-        if not self.background:
-            index = _new_hnsw(mat.shape[1])
-            index.add_with_ids(np.ascontiguousarray(mat), ids)
-            self._install(key, space, generation, index)
-            return
+        seq, epoch, cached = space.seq, space.epoch, space.cached
 
         def stale() -> bool:
             return _STOP.is_set() or self._spaces.get(key) is not space \
                 or space.generation != generation
 
+        def make() -> Any:
+            """The index of rows [0, len(ids)): loaded from its file, or built, in chunks."""
+            index = vector_cache.read_index(cached) if cached is not None else None
+            done = 0
+            if index is not None and cached is not None:
+                hnsw: Any = faiss.downcast_index(index.index)  # this version's setting, not the file's
+                hnsw.hnsw.efSearch = HNSW_EF_SEARCH
+                done = len(cached.ids)
+            else:
+                index = _new_hnsw(mat.shape[1])
+            # in chunks: between them a dropped namespace or the process's exit stops it
+            for start in range(done, len(ids), BUILD_CHUNK):
+                if stale():
+                    return None
+                index.add_with_ids(np.ascontiguousarray(mat[start:start + BUILD_CHUNK]),
+                                   ids[start:start + BUILD_CHUNK])
+            if (done == 0 or len(ids) - done >= CACHE_REFRESH) \
+                    and len(ids) >= vector_cache.MIN_VECTORS and not stale():
+                self._save_cache(key, space, generation, epoch, seq, ids, mat, index,
+                                 locked=not self.background)
+            return index
+
+        if not self.background:
+            self._install(key, space, generation, make())
+            return
+
         def build() -> None:
             try:
                 faiss.omp_set_num_threads(1)  # this thread's setting: one core, no thread pool
                 _lower_priority()
-                index = _new_hnsw(mat.shape[1])
-                # in chunks: between them a dropped namespace or the process's exit stops it
-                for start in range(0, len(ids), BUILD_CHUNK):
-                    if stale():
-                        return
-                    index.add_with_ids(np.ascontiguousarray(mat[start:start + BUILD_CHUNK]),
-                                       ids[start:start + BUILD_CHUNK])
+                index = make()
+                if index is None:
+                    return
             except Exception:  # noqa: BLE001 - searches stay exact; logged, not retried
                 log.exception("building the HNSW index of %s vectors failed", key[1])
                 with self._lock:
@@ -185,10 +242,33 @@ class FaissVectorIndex:
         _BUILDERS.add(space.building)
         space.building.start()
 
+    def _save_cache(self, key: tuple[str, str], space: _Namespace, generation: int, epoch: int,
+                    seq: int, ids: np.ndarray, mat: np.ndarray, index: Any,
+                    locked: bool = False) -> None:
+        """Write the namespace's cache files; delete them again when, meanwhile, the namespace
+        was forgotten or the table changed (another process's erasure: it deletes the files
+        after its commit, this checks after its rename, so one of the two removes them)."""
+        if self.cache_dir is None:
+            return
+        user_id, kind = key
+        try:
+            vector_cache.save(self.cache_dir, user_id, kind, epoch, seq, ids, mat, index)
+        except Exception:  # noqa: BLE001 - a cache that cannot be written is only slower opens
+            log.exception("writing the vector cache of %s vectors failed", kind)
+            vector_cache.drop(self.cache_dir, user_id, kind)
+            return
+        if locked:  # a build in the searching thread (background=False) holds the lock
+            current = True
+        else:
+            with self._lock:
+                current = self._spaces.get(key) is space and space.generation == generation
+        if not current or not self._cache_matches(user_id, kind, seq, ids, mat, epoch):
+            vector_cache.drop(self.cache_dir, user_id, kind)
+
     def _install(self, key: tuple[str, str], space: _Namespace, generation: int,
                  index: Any) -> None:
         """Put a built index in use, with the rows stored since its build began (under lock)."""
-        if self._spaces.get(key) is not space or space.generation != generation:
+        if index is None or self._spaces.get(key) is not space or space.generation != generation:
             return  # forgotten, reloaded or rows changed meanwhile: a newer build follows
         built = index.ntotal
         if space.n > built:
@@ -258,10 +338,12 @@ class FaissVectorIndex:
             return self._sync(user_id, kind).n
 
     def forget(self, user_id: str) -> None:
-        """Drop the cached indexes of a user (they are rebuilt on next use)."""
+        """Drop the cached indexes of a user and their cache files (rebuilt on next use)."""
         with self._lock:
             for key in [k for k in self._spaces if k[0] == user_id]:
                 del self._spaces[key]
+            if self.cache_dir is not None:
+                vector_cache.drop(self.cache_dir, user_id)
 
 
 def _new_hnsw(dim: int) -> Any:
