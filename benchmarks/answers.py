@@ -128,16 +128,18 @@ def flat_trace(conv: locomo_eval.Conversation, trace: dict[str, Any], question: 
     qvec = conv.engine.ctx.embedder.embed([question])[0]
     mid = {i: r for i, r in conv.by_id.items() if r["tier"] == "mid"}
     keyword = flat_baselines.bm25_ranking(conv.engine, conv.user, question)
-    ranked = flat_baselines.rrf(
-        flat_baselines.dense_ranking(conv.engine, conv.user, qvec, set(conv.short_all)), keyword)
+    dense = flat_baselines.dense_ranking(conv.engine, conv.user, qvec, set(conv.short_all))
+    ranked = flat_baselines.rrf(dense, keyword)
     rows = [mid[p] for p in ranked if p in mid]
     keyword_rank = {pid: n for n, pid in enumerate(keyword, start=1)}  # as the product marks
+    vector_rank = {pid: n for n, pid in enumerate(dense, start=1)}
     taken, lines = memory_block.fill_pages(rows, tokens, len(rows))
     out = copy.deepcopy(trace)
     out["facts"] = {"user": [], "assistant": []}
     out["pages"] = [{"id": rows[i]["id"], "selected": True, "user": rows[i]["user_text"],
                      "assistant": rows[i]["assistant_text"], "timestamp": rows[i]["ts"],
-                     "segment_id": None, "keyword_rank": keyword_rank.get(rows[i]["id"])}
+                     "segment_id": None, "keyword_rank": keyword_rank.get(rows[i]["id"]),
+                     "vector_rank": vector_rank.get(rows[i]["id"])}
                     for i in taken]
     out["memory_block"] = "\n".join(lines)
     out["prompt_parts"] = [{"name": "pages", "tokens": memory_block.count_tokens(
@@ -173,7 +175,7 @@ def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | No
         t0 = time.perf_counter()
         reply = answer_guard.answer(llm, tr["layout"], messages, earlier[strategy], lines,
                                     max_tokens, question=question,
-                                    evidence=answering.best_evidence(tr))
+                                    evidence=answering.best_evidence(tr, question))
         text = reply.text.strip()
         out[strategy] = {"prediction": text[:300], "source": reply.source,
                          "answer_ms": round((time.perf_counter() - t0) * 1000, 1),

@@ -19,7 +19,7 @@ from .memory_block import day
 from .prompts import answer_system, when
 from .recent import fit_recent, recent_budget
 from .storage import exchanges as rows_db
-from .text import count_tokens, truncate_tokens
+from .text import count_tokens, truncate_tokens, words
 
 MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
 COMPACT_MEMORY_TOKENS = 450  # the small model's memory: a few pages, not a dozen
@@ -37,12 +37,31 @@ def layout_for(llm: ChatModel) -> str:
     return "compact" if getattr(llm, "embedded", False) else "chat"
 
 
-def best_evidence(trace: dict[str, Any]) -> tuple[str, str] | None:
-    """The best page of the prompt as the user said it, when it holds a distinctive word of
-    the question (a keyword match): the line a small model's answer is checked against, and
-    the words it was said in."""
+# A question about the user themself ("What is my cat called?", "What do I do for a living?")
+FIRST_PERSON = frozenset({"i", "my", "me", "mine", "myself", "i'm", "i've", "i'd"})
+QUESTION_STARTS = frozenset({"what", "which", "who", "whom", "whose", "where", "when", "why",
+                             "how", "do", "does", "did", "is", "are", "was", "were", "can",
+                             "could", "have", "has", "had", "tell", "remind"})
+
+
+def asks_about_user(question: str) -> bool:
+    """True for a question about the user's own life: a question in the first person."""
+    said = words(question)
+    return bool(said) and ("?" in question or said[0] in QUESTION_STARTS) \
+        and any(w in FIRST_PERSON for w in said)
+
+
+def best_evidence(trace: dict[str, Any], question: str = "") -> tuple[str, str] | None:
+    """The best page of the prompt as the user said it: the line a small model's answer is
+    checked against, and the words it was said in. Only a page that holds a distinctive word
+    of the question (a keyword match), or, for a question about the user's own life, the
+    page nearest to it by meaning as well as the best ranked: a question on the user's cat
+    finds "I adopted a kitten" by meaning alone, a greeting gets no line."""
     best = next((p for p in trace["pages"] if p.get("selected")), None)
-    if best is None or not best.get("keyword_rank") or not best["user"].strip():
+    if best is None or not best["user"].strip():
+        return None
+    nearest = best.get("vector_rank") == 1 and asks_about_user(question)
+    if not best.get("keyword_rank") and not nearest:
         return None
     return _you_said(best), truncate_tokens(best["user"], SAID_TOKENS)
 

@@ -215,7 +215,7 @@ class MemoryEngine(UserControl):
         started = time.perf_counter()
         reply = answer_guard.answer(llm, trace["layout"], messages, earlier,
                                     remembered(trace), self.config.answer_max_tokens,
-                                    on_token, question=text, evidence=best_evidence(trace))
+                                    on_token, question=text, evidence=best_evidence(trace, text))
         answer = reply.text
         self.store.add_usage(user_id, "answer", reply.prompt_tokens, reply.completion_tokens)
         trace.update(model=llm.name, answer_ms=round((time.perf_counter() - started) * 1000, 1),

@@ -14,7 +14,7 @@ from .memory_block import assemble, memory_budget, page_tokens, profile_line
 from .recent import fit_recent, recent_budget, recent_tokens
 from .storage import exchanges as rows_db
 from .storage import search, state_rows
-from .text import jaccard, keywords, words
+from .text import jaccard, query_keywords, words
 from .timeframe import named_period
 
 RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
@@ -88,7 +88,7 @@ def retrieve(
     started = time.perf_counter()
     qvec = ctx.embedder.embed([query])[0]
     embed_ms = (time.perf_counter() - started) * 1000
-    qkws = keywords(query, 12)
+    qkws = query_keywords(query, 12)
     now = time.time() if now is None else now  # "yesterday" is relative to now
     depth = max(cfg.top_pages * 3, 60)
 

@@ -40,6 +40,18 @@ def keywords(text: str, limit: int = 12) -> list[str]:
     return [w for w, _ in counts.most_common(limit)]
 
 
+# Words that ask for a name rather than say what is named: "What is my cat called?", "the name
+# of my physio". As keywords they match every naming statement in the memory ("named him
+# Pixel" for the physio's name), not the thing asked about (first-impression check: 2 of 8
+# questions ranked another fact first; LoCoMo and LongMemEval dev recall unchanged).
+QUESTION_FRAME_WORDS = frozenset({"name", "names", "named", "call", "called", "calls"})
+
+
+def query_keywords(query: str, limit: int = 12) -> list[str]:
+    """The keywords a query is searched by: its keywords less the words that ask for a name."""
+    return [w for w in keywords(query, limit + 2) if w not in QUESTION_FRAME_WORDS][:limit]
+
+
 def merge_keywords(groups: Iterable[Iterable[str]], limit: int = 15) -> list[str]:
     """Union of keyword lists ranked by how many lists name them, then by first appearance."""
     counts: Counter[str] = Counter()

@@ -157,6 +157,35 @@ def test_an_answer_that_ignores_the_best_memory_line_is_shown_with_it(make_engin
     assert result["answer"] == "Hello! How can I help?"
 
 
+def test_a_question_about_the_user_finds_its_fact_by_meaning_and_shows_it(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    start = time.time() - 30 * DAY
+    chat = ["I adopted a grey kitten last week and named him Pixel.",
+            "My physiotherapist is called Dr. Okafor, she fixed my knee.",
+            "I work night shifts as a nurse at the hospital."] + [
+        f"Small talk number {i} about the weather and the trains." for i in range(10)]
+    for n, user in enumerate(chat):
+        engine.add_exchange("u1", user, "Good to know.", timestamp=start + n * DAY,
+                            maintain=False)
+    # asking for a name is not a keyword: the physio's name does not find the kitten "named"
+    trace = engine.retrieve("u1", "What is the name of my physio?", token_budget=450)
+    best = next(p for p in trace["pages"] if p["selected"])
+    assert "Okafor" in best["user"] and "name" not in trace["query_keywords"]
+    trace = engine.retrieve("u1", "What is my cat called?", token_budget=450)
+    assert "Pixel" in next(p for p in trace["pages"] if p["selected"])["user"]
+    # no word of the question is in the fact, yet it is the nearest page: shown beside a guess
+    model = small_model(["Your cat is called Luna."])
+    result = engine.chat("u1", "What is my cat called?", model=model, maintain=False)
+    assert "Pixel" in result["answer"] and result["trace"]["answer_evidence_shown"]
+    model = small_model(["You are a teacher."])
+    result = engine.chat("u1", "What do I do for a living?", model=model, maintain=False)
+    assert "nurse" in result["answer"] and result["trace"]["answer_evidence_shown"]
+    # a greeting is not a question about the user's life: no memory line beside the answer
+    model = small_model(["Hello! I am fine, thank you."])
+    result = engine.chat("u1", "Hello, how are you?", model=model, maintain=False)
+    assert result["answer"] == "Hello! I am fine, thank you."
+
+
 def test_a_capable_model_gets_the_chat_layout_and_streams(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
     for i in range(10):
