@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import sqlite3
 import threading
 import time
@@ -12,37 +10,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# the fault suite starts dozens of processes; its storage checks do not depend on embedding
+# quality, so it embeds with the library's hashing test embedder (no model to load)
+from memoryos_core.testing import HashEmbedder  # noqa: F401 - re-exported for the suite
 
 MARKER = "FAULT-MARKER-7f3a"  # inside every faulty reply: found in the store means stored
 FAULT_MODES = ("timeout", "http500", "garbage", "truncated_json", "stream_cut")
 ERROR_MARKERS = (MARKER, "Traceback", "internal error", "HTTP 500", "Internal Server Error",
                  "ModelError", "stopped streaming")
-
-
-class HashEmbedder:
-    """Deterministic bag-of-words vectors (blake2 buckets): no model, starts in milliseconds.
-
-    The fault suite starts dozens of processes; the storage paths it checks do not depend on
-    embedding quality.
-    """
-
-    name = "fault-suite-hash-384"
-    dim = 384
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """L2-normalised float32 vectors, shape (len(texts), 384)."""
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()):
-                digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
-                out[i, int.from_bytes(digest, "little") % self.dim] += 1.0
-            norm = float(np.linalg.norm(out[i]))
-            if norm:
-                out[i] /= norm
-            else:
-                out[i, 0] = 1.0
-        return out
 
 
 def fill(schema: dict[str, Any]) -> Any:

@@ -1,13 +1,16 @@
-"""Test doubles at the chat-model boundary: a scripted model that records every prompt."""
+"""Test doubles at the model boundaries: a scripted chat model, a hashing embedder (no torch)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import numpy as np
 
 from .errors import ModelError
 from .llm.base import Completion, Message
@@ -112,3 +115,40 @@ def schema_filler(messages: list[Message], json_schema: dict[str, Any] | None) -
     if json_schema is None:
         return "Noted."
     return json.dumps(fill_schema(json_schema, page_words(messages)))
+
+
+_WORD = re.compile(r"\w+")
+
+
+class HashEmbedder:
+    """Deterministic hashed bag of words and word trigrams: no model, starts in milliseconds.
+
+    Texts that share words get near vectors (cosine grows with the words in common); a word's
+    character trigrams count too, at half weight, so "run" and "running" are near as well.
+    Nothing else of meaning is there: tests that need synonyms or paraphrase need the real model.
+    """
+
+    def __init__(self, name: str = "hash-384", dim: int = 384) -> None:
+        self.name = name
+        self.dim = dim
+
+    def _bucket(self, feature: str) -> int:
+        # blake2b, not hash(): Python salts str hashes per process, vectors must not change
+        digest = hashlib.blake2b(feature.encode(), digest_size=4).digest()
+        return int.from_bytes(digest, "little") % self.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """L2-normalised float32 vectors, shape (len(texts), dim); empty text is a fixed unit."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()):
+                out[i, self._bucket(word)] += 1.0
+                padded = f"<{word}>"
+                for k in range(len(padded) - 2):
+                    out[i, self._bucket("#" + padded[k:k + 3])] += 0.5
+            norm = float(np.linalg.norm(out[i]))
+            if norm:
+                out[i] /= norm
+            else:
+                out[i, 0] = 1.0
+        return out

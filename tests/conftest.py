@@ -1,8 +1,9 @@
-"""Shared fixtures: the real embedder (loaded once), engines over temporary data folders."""
+"""Shared fixtures: the embedder (real, or hashing with --quick), engines over temporary folders."""
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import uuid
 
@@ -13,13 +14,72 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp())  # pgserver asks for one (0700)
 
 from memoryos_core import EngineConfig, MemoryEngine  # noqa: E402
+from memoryos_core.llm.base import Embedder  # noqa: E402
 from memoryos_core.llm.embedder import SentenceTransformerEmbedder  # noqa: E402
-from memoryos_core.testing import ScriptedChatModel, schema_filler  # noqa: E402
+from memoryos_core.testing import HashEmbedder, ScriptedChatModel, schema_filler  # noqa: E402
+
+# what the quick tier leaves out: the real models, browsers, and the PostgreSQL server
+QUICK_SKIPS = ("real_model", "slow", "e2e")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--quick", action="store_true",
+                     help="the inner-loop tier: hashing embedder, SQLite only, no torch"
+                          " (deselects real_model, slow and e2e tests)")
+
+
+def _refuse_real_model(self: SentenceTransformerEmbedder) -> object:
+    raise RuntimeError("--quick: this test loads the real embedding model; mark it real_model")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("quick"):
+        # a test that reaches the real model fails at once, naming the marker it lacks,
+        # instead of quietly importing torch into the quick tier
+        SentenceTransformerEmbedder._model = _refuse_real_model  # type: ignore[method-assign]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With --quick, deselect real-model, slow, browser and PostgreSQL tests."""
+    if not config.getoption("quick"):
+        return
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        params = getattr(item, "callspec", None)
+        postgres = ("pg_server" in getattr(item, "fixturenames", ())
+                    or (params is not None and params.params.get("backend") == "postgresql"))
+        marked = any(item.get_closest_marker(name) for name in QUICK_SKIPS)
+        (drop if postgres or marked else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+_TORCH_SEEN: list[str] = []  # the first test after which torch was in sys.modules
+
+
+def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    if not _TORCH_SEEN and "torch" in sys.modules:
+        _TORCH_SEEN.append(nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if session.config.getoption("quick") and "torch" in sys.modules:
+        # the quick tier's promise is no torch: a test that imports it belongs to real_model
+        where = _TORCH_SEEN[0] if _TORCH_SEEN else "collection"
+        writer = session.config.get_terminal_writer()
+        writer.line()
+        writer.line(f"--quick: torch was imported (first seen after {where});"
+                    " mark that test real_model", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")
-def embedder() -> SentenceTransformerEmbedder:
-    """The real all-MiniLM-L6-v2 embedder, shared by the whole session."""
+def embedder(request: pytest.FixtureRequest) -> Embedder:
+    """The real all-MiniLM-L6-v2 embedder, shared by the session; with --quick a hashing one."""
+    if request.config.getoption("quick"):
+        return HashEmbedder()
     return SentenceTransformerEmbedder()
 
 

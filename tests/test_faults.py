@@ -24,6 +24,7 @@ from benchmarks.fault_tools import (  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # the whole fault suite in child processes: a minute or more
 def test_faults_quick_json_prints_zeros(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks.faults", "--quick", "--json", "--out",

@@ -202,6 +202,7 @@ CRASH_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.real_model  # the child engine embeds with the default model (MiniLM)
 def test_killed_admission_loses_no_admitted_exchange(tmp_path):
     data = tmp_path / "data"
     proc = subprocess.Popen([sys.executable, "-c", CRASH_SCRIPT, str(data)],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from memoryos_core import answer_guard
 from memoryos_core.recent import SHORTENED, fit_recent, recent_tokens
 from memoryos_core.testing import ScriptedChatModel
@@ -157,6 +159,7 @@ def test_an_answer_that_ignores_the_best_memory_line_is_shown_with_it(make_engin
     assert result["answer"] == "Hello! How can I help?"
 
 
+@pytest.mark.real_model  # "physio" finds the physiotherapist, "cat" the kitten: by meaning
 def test_a_question_about_the_user_finds_its_fact_by_meaning_and_shows_it(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
     start = time.time() - 30 * DAY

@@ -282,6 +282,7 @@ def _script() -> Path:
     return Path(sys.executable).with_name("memoryos")
 
 
+@pytest.mark.real_model  # the installed script embeds with the default model (MiniLM)
 @pytest.mark.skipif(not _script().exists(), reason="the memoryos script is not installed")
 def test_cli_installed_script_imports_and_reports_errors(tmp_path, playground_file):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",

@@ -12,6 +12,9 @@ from typing import Any
 
 import pytest
 
+# the reference API builds its own default embedder (MiniLM), in-process or in a child
+pytestmark = pytest.mark.real_model
+
 REPO = Path(__file__).resolve().parents[2]
 REFERENCE = REPO / "tests" / "fixtures" / "memoryos_reference"  # Apache-2.0 copies (NOTICE)
 README = REFERENCE / "README_basic_usage.md"

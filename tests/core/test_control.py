@@ -45,6 +45,7 @@ def _files_holding(folder: Path, needle: str) -> list[str]:
             and want in p.read_bytes().lower()]
 
 
+@pytest.mark.real_model  # "my dog" finds the puppy by meaning, no word in common
 def test_search_finds_pages_facts_and_profile_by_words_and_by_meaning(small):
     _fill(small, secret=False)
     small.add_exchange("u2", "I adopted a puppy named Rex too.", "Two dogs named Rex!")
@@ -138,6 +139,7 @@ def test_forget_everywhere_leaves_no_byte_of_it_in_the_data_folder(small, chat_m
     assert any("Rex" in p["user"] for p in trace["pages"] if p["selected"])
 
 
+@pytest.mark.real_model  # "which race" finds the triathlon by meaning
 def test_corrected_fact_is_found_by_its_new_text_and_analysis_keeps_it(small):
     _fill(small, secret=False)
     fact = next(f for f in small.state("u1")["long_term"]["user_facts"] if "marathon" in f["text"])

@@ -18,6 +18,9 @@ from memoryos_core.llm.embedder import (
 )
 from memoryos_core.reembed import EmbeddingModelMismatch, recorded_model
 
+# model folders copied from MiniLM, stores recorded with its name: the real model throughout
+pytestmark = pytest.mark.real_model
+
 EXTRACTIVE = EngineConfig().replace(consolidation="extractive", analysis="extractive",
                                     short_term_capacity=2, consolidation_batch=2)
 

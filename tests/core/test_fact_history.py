@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from memoryos_core.mcp_tools import ToolHost
 
 DAY = 86400
@@ -59,6 +61,7 @@ def test_a_newer_car_replaces_the_older_fact_kept_as_history(make_engine):
         assert fact["valid_until"] is None and fact["history"] == []
 
 
+@pytest.mark.real_model  # "what car" passes fact_min_score (MiniLM's scale) by meaning only
 def test_retrieval_gives_the_current_value_and_the_history_when_asked_the_past(make_engine):
     engine = _extractive(make_engine)
     _car_history(engine)
@@ -80,6 +83,7 @@ def test_retrieval_gives_the_current_value_and_the_history_when_asked_the_past(m
     assert f"- {SUBARU} (until 5 June 2023; replaced)" in before["memory_block"]
 
 
+@pytest.mark.real_model  # "what car" passes fact_min_score (MiniLM's scale) by meaning only
 def test_a_named_period_brings_the_fact_that_held_then(make_engine):
     # a date question scores lower against the facts (0.42-0.54): a lower fact_min_score
     engine = make_engine(consolidation="extractive", analysis="extractive",
@@ -92,6 +96,7 @@ def test_a_named_period_brings_the_fact_that_held_then(make_engine):
     assert SUBARU in [f["text"] for f in july["facts"]["superseded_left_out"]]
 
 
+@pytest.mark.real_model  # "what car" passes fact_min_score (MiniLM's scale) by meaning only
 def test_mcp_retrieve_memory_carries_validity(make_engine):
     engine = _extractive(make_engine)
     _car_history(engine)

@@ -40,6 +40,7 @@ def stdio_params(data_dir: Any, user: str) -> StdioServerParameters:
         env=env)
 
 
+@pytest.mark.real_model  # the `memoryos mcp` child embeds with the default model
 def test_mcp_stdio_tools_add_retrieve_profile_and_errors(tmp_path, embedder):
     data = tmp_path / "data"
 
@@ -99,6 +100,7 @@ def test_mcp_stdio_tools_add_retrieve_profile_and_errors(tmp_path, embedder):
     assert engine.state("bob")["short_term"]["count"] == 0  # nothing written for anyone else
 
 
+@pytest.mark.real_model  # the `memoryos mcp` child embeds with the default model
 def test_mcp_stdio_acts_only_as_its_user(tmp_path, embedder):
     data = tmp_path / "data"
     engine = MemoryEngine(data, embedder=embedder, config=EngineConfig().replace(

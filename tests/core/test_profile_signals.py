@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from memoryos_core.memory_block import profile_line
 
 # Thirty exchanges: pottery, a half marathon, sailing and a book club among small talk.
@@ -62,6 +64,7 @@ def _said(dim):
     return [s["text"] for s in dim["signals"]]
 
 
+@pytest.mark.real_model  # interests are told apart by meaning ("sailing" is sport)
 def test_profile_signals_without_model_name_the_interests_and_invent_no_level(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive",
                          short_term_capacity=2)
@@ -98,6 +101,7 @@ def test_profile_signals_without_model_name_the_interests_and_invent_no_level(ma
     assert sorted({s["page"] for s in after["signals"]}) == after["evidence"]
 
 
+@pytest.mark.real_model  # interests are told apart by meaning ("sailing" is sport)
 def test_profile_signals_enter_the_memory_block_without_a_level(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive",
                          short_term_capacity=2, profile_min_score=0.2)

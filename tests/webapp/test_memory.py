@@ -90,6 +90,7 @@ SUBARU = "I drive a 2014 Subaru Outback."
 TESLA = "I sold the Subaru, I drive a Tesla Model 3 now."
 
 
+@pytest.mark.real_model  # "what car" passes fact_min_score (MiniLM's scale) by meaning only
 def test_memory_shows_a_fact_history_and_the_trace_marks_it(client, user, engine, chat_model):
     """An imported chat says one car, then weeks later another: the memory page shows the new
     fact with the old one as its history; a question on the past gets it, marked superseded."""
