@@ -74,7 +74,7 @@ def admit(
     now = time.time()
     new_id = rows_db.insert_exchange(conn, user_id, exchange.user_text, exchange.assistant_text,
                                      exchange.ts, now, exchange.source, exchange.key)
-    store.put_vector(conn, user_id, "page", new_id, vector)
+    store.put_vector(conn, user_id, "page", new_id, vector, new=True)
     # Oldest first by dialogue time, then by admission order: imports may arrive out of order.
     short = rows_db.short_term_ids(conn, user_id)
     overflow = short[: max(0, len(short) - config.short_term_capacity)]

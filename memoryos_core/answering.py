@@ -157,6 +157,7 @@ def fit_prompt(
     ctx: Context, user_id: str, text: str, trace: dict[str, Any], llm: ChatModel,
     relationship: str | None = None, style_hint: str | None = None,
     now: float | None = None, refit: bool = True,
+    short_rows: list[dict[str, Any]] | None = None,
 ) -> tuple[list[dict[str, str]], dict[str, Any]]:
     """Messages that fit the model's window, and the trace of exactly what they hold.
 
@@ -165,16 +166,17 @@ def fit_prompt(
     smaller budget, so the trace's selected pages, used segments (heat visits) and prompt
     parts describe the prompt that is sent, never a longer one that was cut. `refit` False
     keeps the given memory as it is (a benchmark's baseline memory in the product's layout).
+    `short_rows`: the user's short-term rows when the caller has read them this turn.
     """
     now = time.time() if now is None else now
     layout = layout_for(llm)
-    rows = rows_db.short_term_rows(ctx.store, user_id)
+    rows = rows_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
     recent = fit_recent(rows, recent_budget(ctx.config))
     window = llm.context_window - ctx.config.answer_max_tokens - 64
     dropped, refits, first_budget = 0, 0, trace.get("token_budget")
     if refit and layout == "compact" and trace["token_budget"] > COMPACT_MEMORY_TOKENS:
         trace = retrieval.retrieve(ctx, user_id, text, record=False,
-                                   token_budget=COMPACT_MEMORY_TOKENS, now=now)
+                                   token_budget=COMPACT_MEMORY_TOKENS, now=now, short_rows=rows)
     while True:
         if layout == "compact":
             _mark_compact(trace)
@@ -190,7 +192,7 @@ def fit_prompt(
         block_tokens = count_tokens(trace["memory_block"])
         budget = 0 if refits >= MAX_REFITS else max(0, block_tokens - excess - 8 * refits)
         trace = retrieval.retrieve(ctx, user_id, text, record=False, token_budget=budget,
-                                   now=now)
+                                   now=now, short_rows=rows)
         refits += 1
         if budget == 0:
             trace["memory_block"], trace["prompt_parts"] = "", []

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import analysis, answer_guard, consolidation, importing, retrieval, state, versions
 from .admission import admit, check_exchange
-from .answering import best_evidence, fit_prompt, remembered
+from .answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_for, remembered
 from .config import EngineConfig
 from .context import Context
 from .control import UserControl
@@ -21,6 +21,8 @@ from .heat import record_visits
 from .jobs import Jobs
 from .llm import ChatModel, Embedder, default_chat_model
 from .llm.embedder import SentenceTransformerEmbedder
+from .memory_block import memory_budget
+from .recent import fit_recent, recent_budget, recent_tokens
 from .reembed import check_model
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
@@ -194,8 +196,23 @@ class MemoryEngine(UserControl):
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("message must not be empty")
         llm = model or self.chat_model()
-        trace = retrieval.retrieve(self.ctx, user_id, text, record=False, now=now)
-        return fit_prompt(self.ctx, user_id, text, trace, llm, relationship, style_hint, now)
+        short_rows = rows_db.short_term_rows(self.store, user_id)
+        return self._prompt(user_id, text, llm, relationship, style_hint, now, short_rows)
+
+    def _prompt(self, user_id: str, text: str, llm: ChatModel, relationship: str | None,
+                style_hint: str | None, now: float | None,
+                short_rows: list[dict[str, Any]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
+        """The prompt from short-term rows read once this turn; a small model's memory is
+        retrieved at its compact budget from the start (not retrieved twice)."""
+        cfg = self.config
+        usual = memory_budget(cfg.memory_token_budget, cfg.context_token_budget,
+                              recent_tokens(fit_recent(short_rows, recent_budget(cfg))))
+        budget = COMPACT_MEMORY_TOKENS if layout_for(llm) == "compact" \
+            and usual > COMPACT_MEMORY_TOKENS else None
+        trace = retrieval.retrieve(self.ctx, user_id, text, record=False, now=now,
+                                   token_budget=budget, short_rows=short_rows)
+        return fit_prompt(self.ctx, user_id, text, trace, llm, relationship, style_hint, now,
+                          short_rows=short_rows)
 
     def chat(
         self, user_id: str, text: str, *, relationship: str | None = None,
@@ -209,22 +226,28 @@ class MemoryEngine(UserControl):
         if len(text) > self.config.max_text_chars:
             raise InvalidInput(f"message is longer than {self.config.max_text_chars} characters")
         llm = model or self.chat_model()
-        messages, trace = self.prompt(user_id, text, model=llm, relationship=relationship,
-                                      style_hint=style_hint)
-        earlier = [r["assistant_text"] for r in rows_db.short_term_rows(self.store, user_id)]
+        short_rows = rows_db.short_term_rows(self.store, user_id)
+        messages, trace = self._prompt(user_id, text, llm, relationship, style_hint, None,
+                                       short_rows)
+        earlier = [r["assistant_text"] for r in short_rows]
         started = time.perf_counter()
         reply = answer_guard.answer(llm, trace["layout"], messages, earlier,
                                     remembered(trace), self.config.answer_max_tokens,
                                     on_token, question=text, evidence=best_evidence(trace, text))
         answer = reply.text
-        self.store.add_usage(user_id, "answer", reply.prompt_tokens, reply.completion_tokens)
         trace.update(model=llm.name, answer_ms=round((time.perf_counter() - started) * 1000, 1),
                      prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                      answer_source=reply.source, answer_attempts=reply.attempts,
                      answer_evidence_shown=reply.evidence_shown)
-        new = check_exchange(self.config, text, answer)
+        try:
+            new = check_exchange(self.config, text, answer)
+        except InvalidInput:  # the call was made: it counts even when the exchange cannot enter
+            self.store.add_usage(user_id, "answer", reply.prompt_tokens, reply.completion_tokens)
+            raise
         vec = self.ctx.embedder.embed([new.page_text])[0]
-        with self.store.transaction(user_id) as conn:
+        with self.store.transaction(user_id) as conn:  # one write transaction per turn
+            self.store.count_usage(conn, user_id, "answer", reply.prompt_tokens,
+                                   reply.completion_tokens)
             exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
             record_visits(conn, user_id, trace["used_segments"], time.time())
             rows_db.insert_trace(conn, user_id, exchange_id, time.time(),

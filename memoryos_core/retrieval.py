@@ -70,8 +70,10 @@ def distinctive_words(ctx: Context, user_id: str, words: list[str],
 def retrieve(
     ctx: Context, user_id: str, query: str, record: bool = True, strategy: str = "memoryos",
     token_budget: int | None = None, now: float | None = None,
+    short_rows: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Rank memory for a query and assemble the memory block under the token budget.
+    """Rank memory for a query and assemble the memory block under the token budget
+    (`short_rows`: the user's short-term rows when the caller has read them this turn).
 
     memoryos: pages by dense vectors over the whole mid-term memory fused (weighted RRF) with
     stemmed keyword matches on the query's distinctive words and the pages of a period the
@@ -79,8 +81,19 @@ def retrieve(
     chain; facts and profile rows enter only when they score; segments are ranked for the
     trace and for heat. flat: dense vectors only, nothing else (the baseline).
     """
+    # the vector namespaces and the keyword statistics are read once, not once per search
+    with ctx.index.one_read(user_id), ctx.store.reads_once():
+        return _retrieve(ctx, user_id, query, record, strategy, token_budget, now, short_rows)
+
+
+def _retrieve(
+    ctx: Context, user_id: str, query: str, record: bool, strategy: str,
+    token_budget: int | None, now: float | None, short_rows: list[dict[str, Any]] | None,
+) -> dict[str, Any]:
+    """The ranking and assembly of `retrieve`."""
     cfg = ctx.config
-    short_rows = rows_db.short_term_rows(ctx.store, user_id)
+    if short_rows is None:
+        short_rows = rows_db.short_term_rows(ctx.store, user_id)
     # the recent exchanges as the prompt shows them: long sides shortened to leave the memory room
     recent = recent_tokens(fit_recent(short_rows, recent_budget(cfg)))
     budget = memory_budget(cfg.memory_token_budget if token_budget is None else token_budget,

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/ is not installed
 
-from benchmarks import cost, locomo_eval, overhead, retrieval  # noqa: E402
+from benchmarks import cost, locomo_eval, overhead, retrieval, sql_per_turn  # noqa: E402
 from benchmarks.common import LocomoDataMissing, load_locomo, locomo_path  # noqa: E402
 
 
@@ -49,6 +49,18 @@ def test_benchmarks_overhead_counts_maintenance_calls(embedder, out):
     assert 0 < result["p50_ms"] <= result["p95_ms"]
     assert result["model_calls"]["answer"] == 21  # 20 turns + the warm-up
     assert result["model_calls"].get("consolidation", 0) >= 1
+
+
+def test_benchmarks_sql_per_turn_counts_one_write_transaction_per_chat_turn(embedder):
+    result = sql_per_turn.run(emb=embedder)
+    for layout in result["layouts"]:
+        # the turn's state is read once: ~22 statements, one write transaction (was 38-67, two)
+        assert layout["max_write_transactions"] == 1
+        assert 10 <= layout["median_statements"] <= 24, layout
+    compact, chat = (next(r for r in result["layouts"] if r["layout"] == name)
+                     for name in ("compact", "chat"))
+    # the small model's memory is retrieved once at its own budget, not twice
+    assert compact["median_statements"] <= chat["median_statements"] + 3
 
 
 def test_benchmarks_cost_counts_calls_per_exchange(embedder, out, locomo_file):

@@ -32,6 +32,27 @@ class BaseStore:
         raise NotImplementedError
 
     @contextmanager
+    def reads_once(self) -> Iterator[None]:
+        """Inside it, `once` reads each key once in this thread (one retrieval's statistics)."""
+        if getattr(self._local, "memo", None) is not None:  # nested: the outer one's reads
+            yield
+            return
+        self._local.memo = {}
+        try:
+            yield
+        finally:
+            self._local.memo = None
+
+    def once(self, key: tuple[Any, ...], read: Any) -> Any:
+        """`read()`, or what it returned for `key` earlier inside the same `reads_once`."""
+        memo = getattr(self._local, "memo", None)
+        if memo is None:
+            return read()
+        if key not in memo:
+            memo[key] = read()
+        return memo[key]
+
+    @contextmanager
     def transaction(self, user_id: str | None = None, lock: str | None = None,
                     ) -> Iterator[Any]:
         """A write transaction for one user: committed on success, rolled back on error.
@@ -87,7 +108,8 @@ class BaseStore:
     # -- vectors ----------------------------------------------------------------------------
 
     @staticmethod
-    def put_vector(conn: Any, user_id: str, kind: str, item_id: int, vec: Any) -> None:
+    def put_vector(conn: Any, user_id: str, kind: str, item_id: int, vec: Any,
+                   new: bool = False) -> None:
         """Store (or replace) one vector inside the caller's transaction."""
         raise NotImplementedError
 
@@ -119,6 +141,16 @@ class BaseStore:
             "SELECT epoch FROM vector_epochs WHERE user_id = ? AND kind = ?", (user_id, kind)
         )
         return int(value or 0)
+
+    def vector_freshness(self, user_id: str) -> dict[str, tuple[int, int]]:
+        """(epoch, highest seq) of each of the user's vector namespaces, in one statement."""
+        rows = self.query(
+            "WITH k(kind) AS (VALUES ('page'), ('segment'), ('fact'))"
+            " SELECT k.kind AS kind,"
+            " (SELECT epoch FROM vector_epochs e WHERE e.user_id = ? AND e.kind = k.kind) AS epoch,"
+            " (SELECT max(seq) FROM vectors v WHERE v.user_id = ? AND v.kind = k.kind) AS seq"
+            " FROM k", (user_id, user_id))
+        return {r["kind"]: (int(r["epoch"] or 0), int(r["seq"] or 0)) for r in rows}
 
     def max_vector_seq(self, user_id: str, kind: str) -> int:
         """Highest vector seq of a namespace (0 when empty)."""
@@ -153,15 +185,23 @@ class BaseStore:
     ) -> None:
         """Count one chat-model call for the cost report."""
         with self.transaction(user_id) as conn:
-            conn.execute(
-                "INSERT INTO usage (user_id, purpose, calls, prompt_tokens, completion_tokens,"
-                " fallbacks) VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT(user_id, purpose) DO UPDATE SET"
-                " calls = usage.calls + 1,"
-                " prompt_tokens = usage.prompt_tokens + excluded.prompt_tokens,"
-                " completion_tokens = usage.completion_tokens + excluded.completion_tokens,"
-                " fallbacks = usage.fallbacks + excluded.fallbacks",
-                (user_id, purpose, prompt_tokens, completion_tokens, int(fallback)),
-            )
+            self.count_usage(conn, user_id, purpose, prompt_tokens, completion_tokens, fallback)
+
+    @staticmethod
+    def count_usage(
+        conn: Any, user_id: str, purpose: str, prompt_tokens: int,
+        completion_tokens: int, fallback: bool = False,
+    ) -> None:
+        """Count one chat-model call inside the caller's transaction."""
+        conn.execute(
+            "INSERT INTO usage (user_id, purpose, calls, prompt_tokens, completion_tokens,"
+            " fallbacks) VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT(user_id, purpose) DO UPDATE SET"
+            " calls = usage.calls + 1,"
+            " prompt_tokens = usage.prompt_tokens + excluded.prompt_tokens,"
+            " completion_tokens = usage.completion_tokens + excluded.completion_tokens,"
+            " fallbacks = usage.fallbacks + excluded.fallbacks",
+            (user_id, purpose, prompt_tokens, completion_tokens, int(fallback)),
+        )
 
     def usage(self, user_id: str) -> dict[str, dict[str, int]]:
         """Calls and tokens per purpose for one user."""

@@ -147,8 +147,10 @@ class PostgresStore(BaseStore):
     # -- vectors ----------------------------------------------------------------------------
 
     @staticmethod
-    def put_vector(conn: Any, user_id: str, kind: str, item_id: int, vec: np.ndarray) -> None:
-        """Store (or replace) one vector inside the caller's transaction."""
+    def put_vector(conn: Any, user_id: str, kind: str, item_id: int, vec: np.ndarray,
+                   new: bool = False) -> None:
+        """Store (or replace) one vector inside the caller's transaction (one statement either
+        way: `new` changes nothing here)."""
         conn.execute(
             "INSERT INTO vectors (user_id, kind, item_id, vec) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (kind, item_id) DO UPDATE SET user_id = excluded.user_id,"

@@ -97,9 +97,9 @@ def store_document_counts(store: BaseStore, words: list[str]) -> dict[str, int]:
     if not stems:
         return {}
     wanted = sorted(set(stems.values()))
-    docs = {r["term"]: int(r["doc"]) for r in store.query(
+    docs = store.once(("term docs", *wanted), lambda: {r["term"]: int(r["doc"]) for r in store.query(
         f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(wanted))})",
-        wanted)}
+        wanted)})
     return {word: docs.get(stem, 0) for word, stem in stems.items()}
 
 
@@ -132,8 +132,9 @@ def _mid_term_ids(store: BaseStore, user_id: str, ids: list[int]) -> set[int]:
 
 def _rows_at_most(store: BaseStore) -> int:
     """An upper bound of the store's exchanges, from the id span (two O(1) lookups)."""
-    span = store.query_one("SELECT (SELECT min(id) FROM exchanges) AS low,"
-                           " (SELECT max(id) FROM exchanges) AS high") or {}
+    span = store.once(("id span",), lambda: store.query_one(
+        "SELECT (SELECT min(id) FROM exchanges) AS low,"
+        " (SELECT max(id) FROM exchanges) AS high")) or {}
     return int(span["high"]) - int(span["low"]) + 1 if span.get("high") is not None else 0
 
 

@@ -77,11 +77,15 @@ class SQLiteStore(BaseStore):
 
     @staticmethod
     def put_vector(
-        conn: sqlite3.Connection, user_id: str, kind: str, item_id: int, vec: np.ndarray
+        conn: sqlite3.Connection, user_id: str, kind: str, item_id: int, vec: np.ndarray,
+        new: bool = False,
     ) -> None:
-        """Store (or replace) one float32 vector inside the caller's transaction."""
+        """Store (or replace) one float32 vector inside the caller's transaction; `new`: the
+        item was created in this transaction, so there is no old vector to delete (the
+        UNIQUE (kind, item_id) constraint would refuse one)."""
         blob = np.asarray(vec, dtype=np.float32).tobytes()
-        conn.execute("DELETE FROM vectors WHERE kind = ? AND item_id = ?", (kind, item_id))
+        if not new:  # the delete bumps the epoch: other processes reload the replaced vector
+            conn.execute("DELETE FROM vectors WHERE kind = ? AND item_id = ?", (kind, item_id))
         conn.execute(
             "INSERT INTO vectors (user_id, kind, item_id, vec) VALUES (?, ?, ?, ?)",
             (user_id, kind, item_id, blob),
