@@ -29,7 +29,7 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 FOLDER = "vector-cache"
-FORMAT = 1
+FORMAT = 2  # 2: word-sum checksums (1: CRC-32)
 KINDS = ("page", "segment", "fact")
 # Namespaces smaller than this load from the table fast enough and get no files (tests lower it).
 MIN_VECTORS = 50_000
