@@ -16,11 +16,12 @@ from .answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_
 from .config import EngineConfig
 from .context import Context
 from .control import UserControl
-from .errors import InvalidInput, ModelError, NotFound
+from .errors import InvalidInput, NotFound
 from .heat import record_visits
 from .jobs import Jobs
-from .llm import ChatModel, Embedder, default_chat_model
+from .llm import ChatModel, Embedder
 from .llm.embedder import SentenceTransformerEmbedder
+from .llm.resolver import ModelResolver, is_embedded
 from .memory_block import memory_budget
 from .recent import fit_recent, recent_budget, recent_tokens
 from .reembed import check_model
@@ -65,61 +66,53 @@ def check_id(value: Any, what: str) -> int:
     return value
 
 
-def is_embedded(model: ChatModel | None) -> bool:
-    """True for the embedded local model (None: it will be loaded on first use)."""
-    return model is None or bool(getattr(model, "embedded", False))
-
-
 class MemoryEngine(UserControl):
     """Long-term hierarchical memory for many users in one data folder."""
 
     def __init__(
         self, data_dir: str | Path, chat_model: ChatModel | None = None,
         embedder: Embedder | None = None, config: EngineConfig | None = None,
-        database_url: str | None = None,
+        database_url: str | None = None, models: ModelResolver | None = None,
     ) -> None:
+        """`models` decides which chat model serves each user (default: `chat_model` for
+        everyone, else the embedded model); `chat_model` alone is the instance's model."""
         self.config = config or EngineConfig()
         # PostgreSQL when a URL is given (or MEMORYOS_DATABASE_URL is set), else the data folder.
         self.store = open_store(data_dir, database_url)
         self.index = open_index(self.store)
         self.jobs = Jobs(self.store)
-        self._chat_model = chat_model
-        self._model_lock = threading.Lock()
+        self.models = models or ModelResolver(chat_model)
         embedder = embedder or SentenceTransformerEmbedder.from_name(self.config.embedding_model)
         check_model(self.store, embedder)  # a store made with another model refuses to open
         self.ctx = Context(self.store, self.index, embedder, self.config, self.chat_model,
-                           lambda: is_embedded(self._chat_model))
+                           lambda: is_embedded(self.models.configured))
         self._user_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
     # -- models -----------------------------------------------------------------------------
 
-    def chat_model(self) -> ChatModel:
-        """The configured chat model, or the embedded local model loaded on first use."""
-        with self._model_lock:
-            if self._chat_model is None:
-                try:
-                    self._chat_model = default_chat_model()
-                except ImportError as exc:
-                    raise ModelError(f"no chat model configured and the embedded model is"
-                                     f" unavailable: {exc}") from exc
-            return self._chat_model
+    def chat_model(self, user_id: str | None = None) -> ChatModel:
+        """The model that serves `user_id` (none: the instance's), loaded on first use."""
+        return self.models.instance() if user_id is None else self.models.for_user(user_id)
 
     @property
     def default_model_name(self) -> str | None:
         """Name of the configured chat model, or None when the embedded one will be used."""
-        return None if self._chat_model is None else self._chat_model.name
+        configured = self.models.configured
+        return None if configured is None else configured.name
 
     @property
     def configured_chat_model(self) -> ChatModel | None:
-        """The chat model given to the engine (None: the embedded model, loaded on demand)."""
-        return self._chat_model
+        """The instance's chat model as given (None: the embedded model, loaded on demand)."""
+        return self.models.configured
 
-    def _ctx_for(self, model: ChatModel | None) -> Context:
-        if model is None:
+    def _ctx_for(self, user_id: str, model: ChatModel | None) -> Context:
+        """The context whose model is the one serving this user (`model`: chosen per call)."""
+        chosen = self.models.chosen(user_id, model)
+        if chosen is None:
             return self.ctx
-        return dataclasses.replace(self.ctx, chat_model=lambda: model,
-                                   embedded_model=lambda: is_embedded(model))
+        return dataclasses.replace(self.ctx, chat_model=lambda: chosen,
+                                   embedded_model=lambda: is_embedded(chosen))
 
     def _user_lock(self, user_id: str) -> threading.Lock:
         with self._locks_guard:
@@ -154,7 +147,7 @@ class MemoryEngine(UserControl):
         if not lock.acquire(blocking=force):
             return {"skipped": "maintenance already running"}
         try:
-            ctx = self._ctx_for(model)
+            ctx = self._ctx_for(user_id, model)
             batches = consolidation.consolidate(ctx, user_id, force=force)
             report = analysis.analyse(ctx, user_id, force=False, progress=progress)
             return {"consolidation": batches, "analysis": report}
@@ -166,7 +159,7 @@ class MemoryEngine(UserControl):
         """File every pending page, then analyse all segments with unanalysed pages."""
         check_user(user_id)
         with self._user_lock(user_id):
-            ctx = self._ctx_for(model)
+            ctx = self._ctx_for(user_id, model)
             stages = staged(progress, {"consolidation": (0, 40), "analysis": (40, 100)})
             batches = consolidation.consolidate(ctx, user_id, force=True, progress=stages)
             report = analysis.analyse(ctx, user_id, force=True, progress=stages)
@@ -195,7 +188,7 @@ class MemoryEngine(UserControl):
         check_user(user_id)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("message must not be empty")
-        llm = model or self.chat_model()
+        llm = self.models.for_user(user_id, model)
         short_rows = rows_db.short_term_rows(self.store, user_id)
         return self._prompt(user_id, text, llm, relationship, style_hint, now, short_rows)
 
@@ -225,7 +218,7 @@ class MemoryEngine(UserControl):
             raise InvalidInput("message must not be empty")
         if len(text) > self.config.max_text_chars:
             raise InvalidInput(f"message is longer than {self.config.max_text_chars} characters")
-        llm = model or self.chat_model()
+        llm = self.models.for_user(user_id, model)
         short_rows = rows_db.short_term_rows(self.store, user_id)
         messages, trace = self._prompt(user_id, text, llm, relationship, style_hint, None,
                                        short_rows)
@@ -349,7 +342,7 @@ class MemoryEngine(UserControl):
             report = importing.import_dialogue(self.ctx, user_id, source, fmt, speaker,
                                                stages, select)
             if maintain and report.get("exchange_ids"):
-                ctx = self._ctx_for(model)
+                ctx = self._ctx_for(user_id, model)
                 batches = consolidation.consolidate(ctx, user_id, force=False, progress=stages)
                 report["consolidation_batches"] = len(batches)
                 if self.config.import_analysis == "inline":

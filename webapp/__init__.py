@@ -62,10 +62,15 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     engine_config = EngineConfig.from_env(base=EngineConfig())
     engine_config = engine_config.replace(**dict(app.config["ENGINE_SETTINGS"]))
-    from .models import default_chat_model
+    from memoryos_core.llm.resolver import ModelResolver
 
+    from .models import engine_user_model, operator_chat_model
+
+    # the one place that decides each user's model: their endpoint, else the operator's
+    models = ModelResolver(operator_chat_model(app.config),
+                           per_user=lambda engine_user: engine_user_model(app, engine_user))
     app.extensions["memoryos"] = MemoryEngine(
-        data_dir / "memory", chat_model=default_chat_model(app.config),
+        data_dir / "memory", models=models,
         embedder=app.config["EMBEDDER"], config=engine_config, database_url=url)
     app.extensions["memplay_maintainer"] = Maintainer(
         app, app.extensions["memoryos"], inline=app.config["MAINTENANCE"] == "inline")

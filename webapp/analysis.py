@@ -10,7 +10,7 @@ from flask_login import current_user, login_required
 from .forms import EmptyForm
 from .jobs import get as get_job
 from .jobs import latest
-from .models import engine_user_model, user_chat_model
+from .models import user_chat_model
 from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("analysis", __name__)
@@ -22,7 +22,7 @@ def _register(state: Any) -> None:
     app = state.app
     eng = app.extensions["memoryos"]
     eng.jobs.register("analysis", lambda user_id, payload, progress: eng.force_analysis(
-        user_id, model=engine_user_model(app, user_id), progress=progress))
+        user_id, progress=progress))  # the engine's resolver gives the account's model
 
 
 @bp.get("/analysis.json")

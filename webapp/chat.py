@@ -60,14 +60,14 @@ def send() -> Any:
     from flask_login import current_user
 
     text = _message()
-    model = user_chat_model(current_user)
-    try:
-        result = engine().chat(uid(), text, model=model, maintain=False)
+    user_chat_model(current_user)  # a disallowed endpoint fails here, before the model call
+    try:  # the engine's resolver answers with the account's model
+        result = engine().chat(uid(), text, maintain=False)
     except ModelError:
         metrics.model_error("plain")
         raise
     metrics.observe_turn(result, "plain")
-    maintainer(current_app).request(uid(), model)
+    maintainer(current_app).request(uid())
     exchange = {"id": result["exchange_id"], "user": text, "assistant": result["answer"],
                 "model": result["model"], "source": "chat"}
     if wants_json():
@@ -92,7 +92,8 @@ def stream() -> Any:
     from flask_login import current_user
 
     text = _message()
-    user_id, model, eng = uid(), user_chat_model(current_user), engine()
+    user_chat_model(current_user)  # a disallowed endpoint fails here, before the stream opens
+    user_id, eng = uid(), engine()
     keeper = maintainer(current_app)
     events: queue.Queue[tuple[str, Any]] = queue.Queue()
     abandoned = threading.Event()  # the client was told the stream ended: store nothing
@@ -104,9 +105,9 @@ def stream() -> Any:
 
     def work() -> None:
         try:
-            result = eng.chat(user_id, text, model=model, maintain=False, on_token=token)
+            result = eng.chat(user_id, text, maintain=False, on_token=token)
             metrics.observe_turn(result, "stream")
-            keeper.request(user_id, model)
+            keeper.request(user_id)
             events.put(("result", result))
         except MemoryOSError as exc:  # the stream has started: errors travel as events
             if isinstance(exc, ModelError) and not abandoned.is_set():

@@ -16,7 +16,7 @@ from memoryos_core.storage import jobs_rows
 from .forms import ImportForm, RunImportForm
 from .jobs import get as get_job
 from .jobs import latest
-from .models import engine_user_model, user_chat_model
+from .models import user_chat_model
 from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("imports", __name__)
@@ -44,8 +44,8 @@ def run_import_job(app: Any, user_id: str, payload: dict[str, Any], progress: An
     """The stored import job: any worker of any host runs it (again, after a crash)."""
     eng = app.extensions["memoryos"]
     source = base64.b64decode(payload["source"])
-    report = eng.import_dialogue(user_id, source, progress=progress,
-                                 model=engine_user_model(app, user_id), **payload["options"])
+    report = eng.import_dialogue(user_id, source, progress=progress,  # the account's model:
+                                 **payload["options"])  # chosen by the engine's resolver
     report.pop("exchange_ids", None)
     return dict(report)
 

@@ -9,10 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from memoryos_core import MemoryEngine
-from memoryos_core.llm import ChatModel
 
 from . import metrics
-from .models import engine_user_model
 
 KIND = "maintain"
 
@@ -23,19 +21,20 @@ class Maintainer:
     def __init__(self, app: Any, engine: MemoryEngine, inline: bool) -> None:
         self.engine = engine
         self.inline = inline
-        engine.jobs.register(KIND, lambda user_id, payload, progress: self.run(
-            user_id, engine_user_model(app, user_id)), keep=False)
+        engine.jobs.register(KIND, lambda user_id, payload, progress: self.run(user_id),
+                             keep=False)
 
-    def run(self, user_id: str, model: ChatModel | None) -> dict[str, Any]:
-        """One maintenance run; its fallbacks are counted for /-/metrics."""
-        report = self.engine.maintain(user_id, model=model)
+    def run(self, user_id: str) -> dict[str, Any]:
+        """One maintenance run with the user's model (the engine's resolver chooses it); its
+        fallbacks are counted for /-/metrics."""
+        report = self.engine.maintain(user_id)
         metrics.observe_maintenance(report)
         return report
 
-    def request(self, user_id: str, model: ChatModel | None) -> None:
+    def request(self, user_id: str) -> None:
         """Maintain this user's memory now (inline) or soon (a queued job)."""
         if self.inline:
-            self.run(user_id, model)
+            self.run(user_id)
             return
         self.engine.jobs.submit(user_id, KIND, coalesce=True)
 

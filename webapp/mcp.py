@@ -58,7 +58,7 @@ def _server() -> Any:
         app = current_app._get_current_object()  # type: ignore[attr-defined]
         ext["memplay_mcp"] = build_server(
             ext["memoryos"], model=lambda _user: _MODEL.get(),
-            maintain=lambda user, model: maintainer(app).request(user, model))
+            maintain=lambda user, model: maintainer(app).request(user))
     return ext["memplay_mcp"]
 
 

@@ -16,8 +16,9 @@ from .security import check_endpoint_url
 EMBEDDED_NAME = "embedded local model (SmolLM2-135M-Instruct)"
 
 
-def default_chat_model(config: Mapping[str, Any]) -> ChatModel | None:
-    """An injected ChatModel object, else the operator endpoint, else None (engine default)."""
+def operator_chat_model(config: Mapping[str, Any]) -> ChatModel | None:
+    """The instance's model: an injected ChatModel object, else the operator endpoint, else
+    None (the embedded model). The engine's ModelResolver chooses between it and a user's."""
     injected = config.get("CHAT_MODEL")
     if injected is not None and not isinstance(injected, str):
         return injected  # type: ignore[no-any-return]

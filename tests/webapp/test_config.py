@@ -70,7 +70,7 @@ def test_config_operator_endpoint_is_default_model(make_app):
 
     app = make_app(CHAT_MODEL="my-model", CHAT_BASE_URL="http://127.0.0.1:9/v1",
                    CHAT_API_KEY="op-key")
-    model = app.extensions["memoryos"]._chat_model
+    model = app.extensions["memoryos"].configured_chat_model
     assert isinstance(model, OpenAIChatModel) and model.name == "my-model"
     client = app.test_client()
     client.post("/register", data={"username": "op", "password": "correct horse",
