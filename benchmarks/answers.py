@@ -18,6 +18,7 @@ Nothing is tuned per question.
 from __future__ import annotations
 
 import copy
+import json
 import statistics
 import tempfile
 import time
@@ -246,8 +247,26 @@ def question_time(qa: dict[str, Any]) -> float | None:
 
 
 def load(paths: list[str] | None) -> list[tuple[Path, dict[str, Any]]]:
-    """LoCoMo conversations; LongMemEval files converted to the LoCoMo layout first."""
-    return common.load_locomo(paths)
+    """LoCoMo conversations; LongMemEval files converted to the LoCoMo layout first (each
+    question its own history)."""
+    from . import longmemeval_data
+
+    locomo: list[str] = []
+    out: list[tuple[Path, dict[str, Any]]] = []
+    for name in paths or []:
+        try:
+            doc = json.loads(Path(name).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            doc = None  # load_locomo says what is wrong with it
+        first = doc[0] if isinstance(doc, list) and doc else doc
+        if isinstance(first, dict) and "haystack_sessions" in first:
+            out += [(Path(name), longmemeval_data.to_locomo(q))
+                    for q in longmemeval_data.load_longmemeval(name)]
+        else:
+            locomo.append(name)
+    if locomo or not paths:
+        out += common.load_locomo(locomo or None)
+    return out
 
 
 def answer_model(base_url: str | None, model_name: str | None) -> Any:
