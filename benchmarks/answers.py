@@ -208,10 +208,13 @@ def run(paths: list[str] | None, stride: int, conversations: int | None, max_tok
                 "asked": sum(r["facts"] for r in runs),
                 "repeats": sum(r["repeats"] for r in runs)}
         records: list[dict[str, Any]] = []
-        for n, (path, conv) in enumerate(load(paths)[: conversations or None] if questions
+        for n, (_path, conv) in enumerate(load(paths)[: conversations or None] if questions
                                          else []):
-            c, _ = locomo_eval.import_conversation(path, conv, "extractive", Path(tmp) / f"c{n}",
-                                                   emb, common.instant_model())
+            source = Path(tmp) / f"source{n}.json"  # one conversation (a LongMemEval question's
+            source.write_text(json.dumps([conv]), encoding="utf-8")  # history, converted)
+            c, _ = locomo_eval.import_conversation(source, conv, "extractive",
+                                                   Path(tmp) / f"c{n}", emb,
+                                                   common.instant_model())
             earlier: dict[str, list[str]] = {s: [] for s in STRATEGIES}
             qas = [qa for qa in conv.get("qa", []) if int(qa.get("category", 0)) in (1, 2, 3, 4)]
             for q_no, qa in enumerate(qas[::stride]):
