@@ -1,7 +1,8 @@
 """Durable background jobs: rows in the store that any worker process of any host claims and runs.
 
-A job is a kind plus a JSON payload. Each process that can run a kind registers a handler and
-starts worker threads; a worker claims the oldest queued job (one running job per user and kind),
+A job is a kind plus a JSON payload. Each process that can run a kind registers a handler here
+and starts worker threads (memoryos_core.runtime.workers: the host decides, the library never
+starts a thread); a worker claims the oldest queued job (one running job per user and kind),
 keeps a heartbeat while it runs, and records progress and the result in the row. A job whose
 worker stopped (killed, restarted) goes silent and another worker takes it over and runs it again
 from the start: handlers are idempotent (imports skip exchanges already stored).
@@ -13,12 +14,11 @@ import logging
 import os
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from .errors import MemoryOSError, NotFound
+from .errors import NotFound
 from .storage import BaseStore
 from .storage import jobs_rows as rows
 
@@ -31,7 +31,7 @@ MAX_ATTEMPTS = 3
 
 
 class Jobs:
-    """The job queue of one store, with this process's handlers and worker threads."""
+    """The job queue of one store, with this process's handlers."""
 
     def __init__(self, store: BaseStore, stale_seconds: float = 30.0,
                  poll_seconds: float = 1.0) -> None:
@@ -41,12 +41,21 @@ class Jobs:
         self.worker_id = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._handlers: dict[str, Handler] = {}
         self._transient: set[str] = set()
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self._guard = threading.Lock()
+        self.wake = threading.Event()  # set by submit: a local worker looks at once
 
     # -- the queue --------------------------------------------------------------------------
+
+    def kinds(self) -> list[str]:
+        """The kinds this process has handlers for."""
+        return sorted(self._handlers)
+
+    def handler(self, kind: str) -> Handler:
+        """The handler registered for a kind."""
+        return self._handlers[kind]
+
+    def keeps(self, kind: str) -> bool:
+        """Whether a finished job of this kind keeps its row (False: routine work)."""
+        return kind not in self._transient
 
     def register(self, kind: str, handler: Handler, keep: bool = True) -> None:
         """Let this process run jobs of a kind: handler(user_id, payload, progress) -> result.
@@ -66,7 +75,7 @@ class Jobs:
             if waiting is not None:
                 return waiting
             rows.insert_job(conn, job_id, user_id, kind, payload or {})
-        self._wake.set()
+        self.wake.set()
         return job_id
 
     def get(self, user_id: str, job_id: str) -> dict[str, Any]:
@@ -102,79 +111,3 @@ class Jobs:
     def fail(self, job_id: str, error: str) -> None:
         """Mark a job failed with a message for the user."""
         rows.fail_job(self.store, job_id, error)
-
-    # -- running ----------------------------------------------------------------------------
-
-    def run_next(self) -> bool:
-        """Claim and run one job of a registered kind; False when none was waiting."""
-        stale_before = time.time() - self.stale_seconds
-        job = rows.claim_next(self.store, sorted(self._handlers), self.worker_id, stale_before)
-        if job is None:
-            return False
-        if int(job["attempts"]) > MAX_ATTEMPTS:
-            self.fail(job["id"], f"This job was interrupted {MAX_ATTEMPTS} times; start it again.")
-            return True
-        self._run(job)
-        return True
-
-    def _run(self, job: dict[str, Any]) -> None:
-        job_id, kind = job["id"], job["kind"]
-        beating = threading.Event()
-
-        def beat() -> None:  # tells other workers this one is alive between progress reports
-            try:
-                while not beating.wait(max(0.5, self.stale_seconds / 4)):
-                    try:
-                        if not rows.heartbeat(self.store, job_id, self.worker_id):
-                            return
-                    except Exception:  # a missed beat only risks a takeover; never stop the job
-                        log.warning("job %s: heartbeat failed", job_id[:8], exc_info=True)
-            finally:
-                self.store.close()  # this thread's connection, if it opened one
-
-        threading.Thread(target=beat, name=f"beat-{job_id[:8]}", daemon=True).start()
-        try:
-            result = self._handlers[kind](
-                job["user_id"], job["payload"],
-                lambda done, total, phase: self.progress(job_id, done, total, phase))
-            if kind in self._transient:
-                rows.delete_job(self.store, job_id)
-            else:
-                self.finish(job_id, result)
-        except MemoryOSError as exc:
-            self.fail(job_id, str(exc))
-        except Exception:  # a job must never die silently; the details go to the log
-            log.exception("job %s (%s) failed", job_id, kind)
-            self.fail(job_id, f"{INTERNAL_ERROR} (job {job_id[:8]})")
-        finally:
-            beating.set()
-
-    def start_workers(self, count: int = 1) -> None:
-        """Run jobs in `count` daemon threads of this process (idempotent)."""
-        with self._guard:
-            alive = [t for t in self._threads if t.is_alive()]
-            for n in range(len(alive), count):
-                thread = threading.Thread(target=self._work, name=f"job-worker-{n}", daemon=True)
-                thread.start()
-                alive.append(thread)
-            self._threads = alive
-
-    def stop_workers(self, timeout: float = 10.0) -> None:
-        """Ask the worker threads to stop after their current job."""
-        self._stop.set()
-        self._wake.set()
-        for thread in self._threads:
-            thread.join(timeout)
-        self._threads = []
-        self._stop.clear()
-
-    def _work(self) -> None:
-        while not self._stop.is_set():
-            try:
-                busy = self.run_next()
-            except Exception:  # e.g. the database restarting: wait and try again
-                log.exception("job worker: claiming failed")
-                busy = False
-            if not busy:
-                self._wake.wait(self.poll_seconds)
-                self._wake.clear()

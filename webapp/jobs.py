@@ -8,6 +8,8 @@ from typing import Any
 from flask import Blueprint, current_app, render_template, request
 from flask_login import login_required
 
+from memoryos_core.runtime import JobWorkers
+
 from .rendering import engine, is_htmx, page, uid
 
 bp = Blueprint("jobs", __name__)
@@ -19,9 +21,10 @@ def _start_workers(state: Any) -> None:
     jobs = state.app.extensions["memoryos"].jobs
     # a job whose worker has been silent this long is taken over by another worker
     jobs.stale_seconds = float(state.app.config.get("JOB_TAKEOVER_SECONDS", 30))
+    workers = state.app.extensions["memplay_workers"] = JobWorkers(jobs)
     count = int(state.app.config.get("JOB_WORKERS", 2))
     if count > 0:
-        jobs.start_workers(count)
+        workers.start(count)
 
 ACTIVE = ("queued", "running")
 

@@ -9,6 +9,7 @@ import pytest
 
 from memoryos_core.errors import InvalidInput, NotFound
 from memoryos_core.jobs import MAX_ATTEMPTS, Jobs
+from memoryos_core.runtime import JobWorkers
 from memoryos_core.storage import jobs_rows
 
 
@@ -27,11 +28,12 @@ def test_submitted_job_runs_in_a_worker_and_keeps_its_result(engine):
     jobs.register("sum", lambda user, payload, progress: {"total": sum(payload["numbers"])})
     job_id = jobs.submit("alice", "sum", {"numbers": [1, 2, 3]})
     assert jobs.get("alice", job_id)["status"] == "queued"
-    jobs.start_workers(1)
+    workers = JobWorkers(jobs)
+    workers.start(1)
     try:
         job = wait(jobs, "alice", job_id)
     finally:
-        jobs.stop_workers()
+        workers.stop()
     assert job["status"] == "done" and job["result"] == {"total": 6}
     assert "payload" not in job  # the work order is not shown to viewers
     with pytest.raises(NotFound):
@@ -53,9 +55,9 @@ def test_a_job_whose_worker_went_silent_is_taken_over_and_finished(engine):
     assert claimed is not None and claimed["id"] == job_id  # claimed, then the process died
     alive = Jobs(engine.store, stale_seconds=0.5)
     alive.register("work", handler)
-    assert alive.run_next() is False  # still fresh: nobody steals a job that is alive
+    assert JobWorkers(alive).run_next() is False  # still fresh: nobody steals a job that is alive
     time.sleep(0.7)
-    assert alive.run_next() is True
+    assert JobWorkers(alive).run_next() is True
     job = alive.get("alice", job_id)
     assert job["status"] == "done" and job["result"] == {"n": 7} and job["attempts"] == 2
     assert job["worker"] == alive.worker_id and runs == [7]
@@ -68,7 +70,7 @@ def test_a_job_that_keeps_killing_its_worker_fails_with_a_message(engine):
     for _ in range(MAX_ATTEMPTS):
         jobs_rows.claim_next(engine.store, ["crash"], "gone", time.time() - 0.01)
         time.sleep(0.02)
-    assert jobs.run_next() is True
+    assert JobWorkers(jobs).run_next() is True
     job = jobs.get("alice", job_id)
     assert job["status"] == "failed" and "interrupted 3 times" in job["error"]
 
@@ -88,7 +90,7 @@ def test_one_running_job_per_user_and_kind_other_users_go_ahead(engine):
     first = jobs.submit("alice", "slow", {"i": 1})
     second = jobs.submit("alice", "slow", {"i": 2})
     other = jobs.submit("bob", "slow", {"i": 3})
-    worker = threading.Thread(target=jobs.run_next)
+    worker = threading.Thread(target=JobWorkers(jobs).run_next)
     worker.start()
     assert started.wait(10)
     # while alice's first job runs, a second worker skips her next job and takes bob's
@@ -96,7 +98,7 @@ def test_one_running_job_per_user_and_kind_other_users_go_ahead(engine):
     jobs_b = Jobs(engine.store)
     jobs_b.register("slow", lambda user, payload, progress: order.append((user, payload["i"])))
     worker.join(10)
-    while jobs_b.run_next():
+    while JobWorkers(jobs_b).run_next():
         pass
     assert [jobs.get(u, j)["status"] for u, j in (("alice", first), ("alice", second),
                                                   ("bob", other))] == ["done"] * 3
@@ -115,7 +117,7 @@ def test_errors_become_messages_and_internal_details_stay_in_the_log(engine):
     jobs.register("bad", bad_input)
     jobs.register("crash", crash)
     bad, crashed = jobs.submit("alice", "bad"), jobs.submit("alice", "crash")
-    while jobs.run_next():
+    while JobWorkers(jobs).run_next():
         pass
     assert jobs.get("alice", bad)["error"] == "line 3: user text must be a string"
     error = jobs.get("alice", crashed)["error"]

@@ -28,7 +28,7 @@ def make_app(tmp_path, embedder, chat_model, database_url):
 
     yield make
     for made in apps:  # job workers stop with their test (the store goes away with it)
-        made.extensions["memoryos"].jobs.stop_workers()
+        made.extensions["memplay_workers"].stop()
 
 
 @pytest.fixture

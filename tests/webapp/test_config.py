@@ -89,7 +89,7 @@ def test_config_production_secret_shared_through_database(tmp_path, embedder, ch
                         "EMBEDDER": embedder}) for host in ("a", "b")]
     keys = [app.config["SECRET_KEY"] for app in apps]
     for app in apps:
-        app.extensions["memoryos"].jobs.stop_workers()
+        app.extensions["memplay_workers"].stop()
     assert all(key not in (None, DEV_SECRET_KEY) for key in keys)
     if database_url:
         assert keys[0] == keys[1] and not (tmp_path / "a" / "secret_key").exists()

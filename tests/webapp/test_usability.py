@@ -46,7 +46,8 @@ def test_import_result_says_what_analysis_did(make_app, tmp_path):
         job_id = client.post("/import/run.json", data={"text": TRANSCRIPT}).json["job"]["id"]
         assert wait_job(engine, user_id, job_id)["status"] == "done"
         assert expected in client.get("/import").get_data(as_text=True), setting
-        engine.jobs.stop_workers()  # both apps may use one database: the next app's setting runs its job
+        # both apps may use one database: the next app's setting runs its job
+        app.extensions["memplay_workers"].stop()
 
 
 def test_analysis_counts_refresh_when_the_job_ends(client, user, engine):
