@@ -46,7 +46,7 @@ def replay(conv: dict[str, Any], mode: str, emb: Any, data_dir: Path) -> dict[st
     settings = {"consolidation": "llm", "analysis": "llm"}
     skipped = 0
     if mode == "chat":
-        items = importers.parse(conv, "locomo", None, None)
+        items = importers.parse_locomo(conv, None, None)
         replies = iter([it.assistant or "(no reply)" for it in items if it.user.strip()])
         model = common.instant_model(lambda: next(replies))
         engine = common.make_engine(data_dir, model=model, emb=emb, **settings)

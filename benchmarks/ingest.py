@@ -58,7 +58,7 @@ def run(paths: list[str] | None = None, conversation: int = 0, sessions: int | N
     with tempfile.TemporaryDirectory(prefix="memoryos-bench-") as tmp:
         src = Path(tmp) / "conv.json"
         src.write_text(json.dumps([conv]), encoding="utf-8")
-        items = importers.parse(conv, "locomo", None, None)
+        items = importers.parse_locomo(conv, None, None)
         texts = [f"User: {i.user.strip()}\nAssistant: {i.assistant.strip()}" for i in items]
         with common.Timer() as t:
             for start in range(0, len(texts), 64):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import corrections, forgetting, memory_search
 from .context import Context
-from .errors import NotFound
+from .errors import NotFound, check_user
 
 MAX_ID = 2**63 - 1
 
@@ -30,8 +30,6 @@ class UserControl:
 
     @staticmethod
     def _check_user(user_id: Any) -> str:
-        from .engine import check_user  # engine.py imports this module
-
         return check_user(user_id)
 
     def search(self, user_id: str, query: str, limit: int = 20) -> dict[str, Any]:

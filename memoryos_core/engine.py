@@ -16,7 +16,7 @@ from .answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_
 from .config import EngineConfig
 from .context import Context
 from .control import UserControl
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, NotFound, check_id, check_user
 from .heat import record_visits
 from .jobs import Jobs
 from .llm import ChatModel, Embedder
@@ -47,23 +47,6 @@ def staged(progress: Progress | None,
         progress(reported[0], 100, label)
 
     return report
-
-
-def check_user(user_id: Any) -> str:
-    """A user id is an opaque non-empty string; it never becomes a path."""
-    if not isinstance(user_id, str) or not user_id.strip() or len(user_id) > 200:
-        raise InvalidInput("user id must be a non-empty string of at most 200 characters")
-    return user_id
-
-
-MAX_ID = 2**63 - 1  # SQLite's largest integer
-
-
-def check_id(value: Any, what: str) -> int:
-    """A record id or version number: an int SQLite can hold, else NotFound (never a crash)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_ID:
-        raise NotFound(f"{what} {str(value)[:40]} does not exist")
-    return value
 
 
 class MemoryEngine(UserControl):

@@ -304,22 +304,3 @@ def parse_transcript(text: str) -> list[Item]:
     if not items:
         raise ImportFormatError("the transcript holds no 'User:' or 'Assistant:' lines")
     return items
-
-
-def parse(doc: Any, fmt: str, speaker: str | None = None, select: str | None = None) -> list[Item]:
-    """Items of a loaded document in the given (already detected) format."""
-    if fmt == "playground":
-        return parse_playground(doc)
-    if fmt == "locomo":
-        return parse_locomo(doc, speaker, select)
-    if fmt == "longmemeval":
-        from .longmemeval import parse_longmemeval  # it builds on this module's Item
-
-        return parse_longmemeval(doc, select)
-    if fmt == "chatgpt":
-        return parse_chatgpt(doc)
-    if fmt == "transcript":
-        if not isinstance(doc, str):
-            raise ImportFormatError("a transcript must be plain text")
-        return parse_transcript(doc)
-    raise ImportFormatError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -13,6 +13,7 @@ from . import importers, versions
 from .admission import NewExchange, admit, check_exchange
 from .context import Context
 from .errors import ImportFormatError, InvalidInput
+from .longmemeval import parse_longmemeval
 from .storage import exchanges as rows_db
 from .storage import lookup
 
@@ -20,6 +21,24 @@ Progress = Callable[[int, int, str], None]
 EMBED_BATCH = 64
 CUT_NOTE = " [... cut: {:,} more characters not stored]"
 CUT_AT_SPACE = 200  # a cut backs up to a space this close, so it does not split a word
+
+
+
+def parse(doc: Any, fmt: str, speaker: str | None = None, select: str | None = None) -> list[importers.Item]:
+    """Items of a loaded document in the given (already detected) format."""
+    if fmt == "playground":
+        return importers.parse_playground(doc)
+    if fmt == "locomo":
+        return importers.parse_locomo(doc, speaker, select)
+    if fmt == "longmemeval":
+        return parse_longmemeval(doc, select)
+    if fmt == "chatgpt":
+        return importers.parse_chatgpt(doc)
+    if fmt == "transcript":
+        if not isinstance(doc, str):
+            raise ImportFormatError("a transcript must be plain text")
+        return importers.parse_transcript(doc)
+    raise ImportFormatError(f"unknown format {fmt!r}; use one of {', '.join(importers.FORMATS)}")
 
 
 def fit_text(text: str, limit: int) -> tuple[str, int]:
@@ -66,7 +85,7 @@ def prepare(
         return {"format": fmt, "document": doc, "exchanges": [], "skipped": [],
                 "total": len(doc["exchanges"])}
     try:
-        items = importers.parse(doc, fmt, speaker, select)
+        items = parse(doc, fmt, speaker, select)
     except (TypeError, AttributeError, KeyError, ValueError):  # a shape no check foresaw
         raise ImportFormatError(f"the document is not a valid {fmt} dialogue: a field has an"
                                 " unexpected type") from None

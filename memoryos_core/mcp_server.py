@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from .engine import MemoryEngine, check_user
-from .errors import MemoryOSError
+from .engine import MemoryEngine
+from .errors import MemoryOSError, check_user
 from .llm import ChatModel
 from .mcp_tools import ToolHost
 

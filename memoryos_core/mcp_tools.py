@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from .engine import MemoryEngine
@@ -14,33 +12,9 @@ from .errors import InvalidInput
 from .llm import ChatModel
 from .storage import exchanges as rows_db
 from .storage import state_rows
+from .timeframe import format_ts, parse_ts
 
-REF_TIME = "%Y-%m-%d %H:%M:%S"  # the reference's timestamp format (local time)
 NO_PROFILE = "No detailed user profile"
-
-
-def format_ts(ts: float | None) -> str:
-    """A float timestamp in the reference's 'YYYY-MM-DD HH:MM:SS' local-time format."""
-    return time.strftime(REF_TIME, time.localtime(time.time() if ts is None else ts))
-
-
-def parse_ts(value: Any, where: str = "timestamp") -> float | None:
-    """'YYYY-MM-DD HH:MM:SS', ISO 8601 or seconds -> float seconds; None stays None."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return datetime.strptime(text, REF_TIME).timestamp()
-        except ValueError:
-            pass
-        try:
-            return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            pass
-    raise InvalidInput(f"{where} {value!r} is not a time: use 'YYYY-MM-DD HH:MM:SS' or ISO 8601")
 
 
 def profile_text(engine: MemoryEngine, user_id: str) -> str:

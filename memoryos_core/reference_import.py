@@ -22,9 +22,9 @@ from . import versions
 from .admission import NewExchange, admit, check_exchange
 from .context import Context
 from .errors import ImportFormatError, InvalidInput
-from .mcp_tools import parse_ts
 from .storage import exchanges, reference_rows, snapshots
 from .text import normalise
+from .timeframe import parse_ts
 
 Progress = Callable[[int, int, str], None]
 FILE_LIMIT = 200 * 1024 * 1024

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
+from typing import Any
+
+from .errors import InvalidInput
 
 DAY = 86400.0
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
@@ -97,3 +101,32 @@ def _relative(phrase: str, today: dt.date) -> tuple[float, float]:
     if phrase.startswith("last"):
         return _month(today.year - (today.month == 1), (today.month - 2) % 12 + 1)
     return _month(today.year, today.month)
+
+
+# -- the reference system's timestamps (its MCP tools and files) --------------------------
+
+REF_TIME = "%Y-%m-%d %H:%M:%S"  # the reference's timestamp format (local time)
+
+
+def format_ts(ts: float | None) -> str:
+    """A float timestamp in the reference's 'YYYY-MM-DD HH:MM:SS' local-time format."""
+    return time.strftime(REF_TIME, time.localtime(time.time() if ts is None else ts))
+
+
+def parse_ts(value: Any, where: str = "timestamp") -> float | None:
+    """'YYYY-MM-DD HH:MM:SS', ISO 8601 or seconds -> float seconds; None stays None."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return dt.datetime.strptime(text, REF_TIME).timestamp()
+        except ValueError:
+            pass
+        try:
+            return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
+    raise InvalidInput(f"{where} {value!r} is not a time: use 'YYYY-MM-DD HH:MM:SS' or ISO 8601")
