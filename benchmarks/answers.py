@@ -252,17 +252,19 @@ def question_time(qa: dict[str, Any]) -> float | None:
 def load(paths: list[str] | None) -> list[tuple[Path, dict[str, Any]]]:
     """LoCoMo conversations; LongMemEval files converted to the LoCoMo layout first (each
     question its own history)."""
+    from memoryos_core.errors import ImportFormatError
+    from memoryos_core.importers import detect
+
     from . import longmemeval_data
 
     locomo: list[str] = []
     out: list[tuple[Path, dict[str, Any]]] = []
     for name in paths or []:
         try:
-            doc = json.loads(Path(name).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            doc = None  # load_locomo says what is wrong with it
-        first = doc[0] if isinstance(doc, list) and doc else doc
-        if isinstance(first, dict) and "haystack_sessions" in first:
+            fmt = detect(json.loads(Path(name).read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, ImportFormatError):
+            fmt = None  # load_locomo says what is wrong with it
+        if fmt == "longmemeval":
             out += [(Path(name), longmemeval_data.to_locomo(q))
                     for q in longmemeval_data.load_longmemeval(name)]
         else:

@@ -166,7 +166,9 @@ def fit_prompt(
     smaller budget, so the trace's selected pages, used segments (heat visits) and prompt
     parts describe the prompt that is sent, never a longer one that was cut. `refit` False
     keeps the given memory as it is (a benchmark's baseline memory in the product's layout).
-    `short_rows`: the user's short-term rows when the caller has read them this turn.
+    `short_rows`: the user's short-term rows when the caller has read them this turn. A
+    small model's trace comes retrieved at its compact budget (`retrieve(...,
+    budget_cap=COMPACT_MEMORY_TOKENS)`, as the engine does).
     """
     now = time.time() if now is None else now
     layout = layout_for(llm)
@@ -174,9 +176,6 @@ def fit_prompt(
     recent = fit_recent(rows, recent_budget(ctx.config))
     window = llm.context_window - ctx.config.answer_max_tokens - 64
     dropped, refits, first_budget = 0, 0, trace.get("token_budget")
-    if refit and layout == "compact" and trace["token_budget"] > COMPACT_MEMORY_TOKENS:
-        trace = retrieval.retrieve(ctx, user_id, text, record=False,
-                                   token_budget=COMPACT_MEMORY_TOKENS, now=now, short_rows=rows)
     while True:
         if layout == "compact":
             _mark_compact(trace)

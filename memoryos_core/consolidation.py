@@ -54,8 +54,8 @@ def consolidate(
     batch_size = ctx.config.consolidation_batch
     waiting = segments.pending_count(ctx.store, user_id)
     total = -(-waiting // batch_size) if force else waiting // batch_size
-    if not waiting or not (force or total):
-        return reports  # no full batch waits: nothing to read
+    if not total:
+        return reports  # no batch to file (unless forced, only full ones): nothing to read
     while True:
         batch = pending_pages(ctx, user_id, batch_size)
         if not batch or (len(batch) < batch_size and not force):

@@ -22,8 +22,6 @@ from .jobs import Jobs
 from .llm import ChatModel, Embedder
 from .llm.embedder import SentenceTransformerEmbedder
 from .llm.resolver import ModelResolver, is_embedded
-from .memory_block import memory_budget
-from .recent import fit_recent, recent_budget, recent_tokens
 from .reembed import check_model
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
@@ -74,9 +72,9 @@ class MemoryEngine(UserControl):
 
     # -- models -----------------------------------------------------------------------------
 
-    def chat_model(self, user_id: str | None = None) -> ChatModel:
-        """The model that serves `user_id` (none: the instance's), loaded on first use."""
-        return self.models.instance() if user_id is None else self.models.for_user(user_id)
+    def chat_model(self) -> ChatModel:
+        """The instance's chat model, the embedded one loaded on first use."""
+        return self.models.instance()
 
     @property
     def default_model_name(self) -> str | None:
@@ -180,13 +178,9 @@ class MemoryEngine(UserControl):
                 short_rows: list[dict[str, Any]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
         """The prompt from short-term rows read once this turn; a small model's memory is
         retrieved at its compact budget from the start (not retrieved twice)."""
-        cfg = self.config
-        usual = memory_budget(cfg.memory_token_budget, cfg.context_token_budget,
-                              recent_tokens(fit_recent(short_rows, recent_budget(cfg))))
-        budget = COMPACT_MEMORY_TOKENS if layout_for(llm) == "compact" \
-            and usual > COMPACT_MEMORY_TOKENS else None
+        cap = COMPACT_MEMORY_TOKENS if layout_for(llm) == "compact" else None
         trace = retrieval.retrieve(self.ctx, user_id, text, record=False, now=now,
-                                   token_budget=budget, short_rows=short_rows)
+                                   short_rows=short_rows, budget_cap=cap)
         return fit_prompt(self.ctx, user_id, text, trace, llm, relationship, style_hint, now,
                           short_rows=short_rows)
 

@@ -70,10 +70,12 @@ def distinctive_words(ctx: Context, user_id: str, words: list[str],
 def retrieve(
     ctx: Context, user_id: str, query: str, record: bool = True, strategy: str = "memoryos",
     token_budget: int | None = None, now: float | None = None,
-    short_rows: list[dict[str, Any]] | None = None,
+    short_rows: list[dict[str, Any]] | None = None, budget_cap: int | None = None,
 ) -> dict[str, Any]:
     """Rank memory for a query and assemble the memory block under the token budget
-    (`short_rows`: the user's short-term rows when the caller has read them this turn).
+    (`short_rows`: the user's short-term rows when the caller has read them this turn;
+    `budget_cap`: a budget the memory is retrieved at instead, when the usual one is larger,
+    such as a small model's compact prompt).
 
     memoryos: pages by dense vectors over the whole mid-term memory fused (weighted RRF) with
     stemmed keyword matches on the query's distinctive words and the pages of a period the
@@ -81,14 +83,16 @@ def retrieve(
     chain; facts and profile rows enter only when they score; segments are ranked for the
     trace and for heat. flat: dense vectors only, nothing else (the baseline).
     """
-    # the vector namespaces and the keyword statistics are read once, not once per search
-    with ctx.index.one_read(user_id), ctx.store.reads_once():
-        return _retrieve(ctx, user_id, query, record, strategy, token_budget, now, short_rows)
+    # the vector namespaces' freshness and the keyword statistics are read once, not per search
+    with ctx.store.reads_once():
+        return _retrieve(ctx, user_id, query, record, strategy, token_budget, now, short_rows,
+                         budget_cap)
 
 
 def _retrieve(
     ctx: Context, user_id: str, query: str, record: bool, strategy: str,
     token_budget: int | None, now: float | None, short_rows: list[dict[str, Any]] | None,
+    budget_cap: int | None,
 ) -> dict[str, Any]:
     """The ranking and assembly of `retrieve`."""
     cfg = ctx.config
@@ -98,6 +102,8 @@ def _retrieve(
     recent = recent_tokens(fit_recent(short_rows, recent_budget(cfg)))
     budget = memory_budget(cfg.memory_token_budget if token_budget is None else token_budget,
                            cfg.context_token_budget, recent)
+    if budget_cap is not None and budget > budget_cap:
+        budget = memory_budget(budget_cap, cfg.context_token_budget, recent)
     started = time.perf_counter()
     qvec = ctx.embedder.embed([query])[0]
     embed_ms = (time.perf_counter() - started) * 1000

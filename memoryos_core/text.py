@@ -49,7 +49,8 @@ QUESTION_FRAME_WORDS = frozenset({"name", "names", "named", "call", "called", "c
 
 def query_keywords(query: str, limit: int = 12) -> list[str]:
     """The keywords a query is searched by: its keywords less the words that ask for a name."""
-    return [w for w in keywords(query, limit + 2) if w not in QUESTION_FRAME_WORDS][:limit]
+    wider = keywords(query, limit + len(QUESTION_FRAME_WORDS))  # the dropped ones leave no gap
+    return [w for w in wider if w not in QUESTION_FRAME_WORDS][:limit]
 
 
 def merge_keywords(groups: Iterable[Iterable[str]], limit: int = 15) -> list[str]:

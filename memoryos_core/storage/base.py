@@ -143,7 +143,8 @@ class BaseStore:
         return int(value or 0)
 
     def vector_freshness(self, user_id: str) -> dict[str, tuple[int, int]]:
-        """(epoch, highest seq) of each of the user's vector namespaces, in one statement."""
+        """(epoch, highest seq) of each of the user's vector namespaces, in one statement (the
+        kinds the vectors table allows)."""
         rows = self.query(
             "WITH k(kind) AS (VALUES ('page'), ('segment'), ('fact'))"
             " SELECT k.kind AS kind,"
@@ -151,14 +152,6 @@ class BaseStore:
             " (SELECT max(seq) FROM vectors v WHERE v.user_id = ? AND v.kind = k.kind) AS seq"
             " FROM k", (user_id, user_id))
         return {r["kind"]: (int(r["epoch"] or 0), int(r["seq"] or 0)) for r in rows}
-
-    def max_vector_seq(self, user_id: str, kind: str) -> int:
-        """Highest vector seq of a namespace (0 when empty)."""
-        value = self.scalar(
-            "SELECT max(seq) FROM vectors WHERE user_id = ? AND kind = ?", (user_id, kind)
-        )
-        return int(value or 0)
-
     # -- events, usage ------------------------------------------------------------------------
 
     @staticmethod

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -94,11 +93,6 @@ class PgVectorIndex:
         """Vectors in the namespace."""
         return int(self.store.scalar("SELECT count(*) FROM vectors WHERE user_id = ? AND kind = ?",
                                      (user_id, kind)) or 0)
-
-    @contextmanager
-    def one_read(self, user_id: str) -> Iterator[None]:
-        """Nothing to check: every search reads the database rows themselves."""
-        yield
 
     def forget(self, user_id: str) -> None:
         """Nothing is cached per user: the database is the index."""

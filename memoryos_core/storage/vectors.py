@@ -16,8 +16,7 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -59,10 +58,6 @@ class VectorIndex(Protocol):
 
     def forget(self, user_id: str) -> None:
         """Drop what is cached for a user."""
-        ...
-
-    def one_read(self, user_id: str) -> Any:
-        """A context in which the index checks its freshness for the user once, not per search."""
         ...
 
 
@@ -134,40 +129,23 @@ class FaissVectorIndex:
         self.background = background
         self._spaces: dict[tuple[str, str], _Namespace] = {}
         self._lock = threading.Lock()
-        self._turn = threading.local()  # this thread's freshness snapshot (one_read)
         data_dir = getattr(store, "data_dir", None)  # SQLite only: its data folder
         self.cache_dir = vector_cache.folder_of(data_dir) if data_dir is not None else None
         faiss.omp_set_num_threads(1)  # single queries are faster without thread start-up
 
-    @contextmanager
-    def one_read(self, user_id: str) -> Iterator[None]:
-        """Searches inside check the user's namespaces against one read of their epochs and
-        highest seqs (one statement for a whole retrieval instead of two per search)."""
-        self._turn.fresh = (user_id, self.store.vector_freshness(user_id))
-        try:
-            yield
-        finally:
-            self._turn.fresh = None
-
-    def _freshness(self, user_id: str, kind: str) -> tuple[int, int | None]:
-        """(epoch, highest seq or None: not read yet) of a namespace."""
-        snapshot = getattr(self._turn, "fresh", None)
-        if snapshot is not None and snapshot[0] == user_id and kind in snapshot[1]:
-            epoch, newest = snapshot[1][kind]
-            return int(epoch), int(newest)
-        return self.store.vector_epoch(user_id, kind), None
-
     def _sync(self, user_id: str, kind: str) -> _Namespace:
         """Bring the namespace up to date: add new vectors, reload after deletions."""
         key = (user_id, kind)
-        epoch, newest = self._freshness(user_id, kind)
+        # epoch and highest seq of every namespace of the user in one statement, read once
+        # inside a store.reads_once (a whole retrieval), not twice per search
+        epoch, newest = self.store.once(("vector freshness", user_id),
+                                        lambda: self.store.vector_freshness(user_id))[kind]
         space = self._spaces.get(key)
         if space is None or space.epoch != epoch:
             space = _Namespace(epoch=epoch)  # a build of the old one is dropped when it ends
             self._spaces[key] = space
             self._load_cached(user_id, kind, space)
-        elif (self.store.max_vector_seq(user_id, kind) if newest is None else newest) \
-                == space.seq:
+        elif newest == space.seq:
             return space
         ids, vecs, seq = self.store.vectors_since(user_id, kind, space.seq)
         if len(ids):
