@@ -4,11 +4,26 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
+from collections.abc import Collection
 from typing import Any
 
-from .text import count_tokens, truncate_tokens
+from .text import count_tokens, truncate_tokens, words
 
 PAGE_LINE_TOKENS = 220
+# A page too long for its line (an assistant's reply of hundreds of tokens) shows the passages
+# that hold the query's words instead of its opening: the user's side whole up to
+# USER_SIDE_TOKENS, then the reply's sentences with query words, best first, within a line of
+# FOCUSED_LINE_TOKENS; a reply without any shows its opening only (REPLY_OPENING_TOKENS). More
+# pages fit the budget, each with what the question is about (LongMemEval dev, equal tokens:
+# recall 0.813 -> 0.886, the evidence turns shown whole 0.736 -> 0.769; line caps of 100 / 140 /
+# 160 / 220: 0.891 / 0.869 / 0.869 / 0.852, 100 showing fewer turns whole; LoCoMo dev 0.823
+# unchanged, its lines are short).
+USER_SIDE_TOKENS = 120
+REPLY_OPENING_TOKENS = 30
+FOCUSED_LINE_TOKENS = 120
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n+")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
 PAGES_HEADER = "## Relevant past conversation"
 
 
@@ -55,10 +70,56 @@ def day(ts: float) -> str:
     return f"[{d.day} {d:%B %Y, %A}]"
 
 
-def page_body(row: dict[str, Any]) -> str:
-    """One page as a line of the memory block (its day is the header above it)."""
-    return truncate_tokens(f"User: {row['user_text']} | Assistant: {row['assistant_text']}",
-                           PAGE_LINE_TOKENS)
+def page_body(row: dict[str, Any], focus: Collection[str] = ()) -> str:
+    """One page as a line of the memory block (its day is the header above it); a page longer
+    than its line shows the passages holding the `focus` words, where any are given."""
+    line = f"User: {row['user_text']} | Assistant: {row['assistant_text']}"
+    if not focus or count_tokens(line) <= PAGE_LINE_TOKENS:
+        return truncate_tokens(line, PAGE_LINE_TOKENS)
+    stems = {_stem(w) for w in focus}
+    user = _passages(row["user_text"], stems, USER_SIDE_TOKENS, keep_first=True)
+    left = FOCUSED_LINE_TOKENS - count_tokens(f"User: {user} | Assistant: ")
+    reply = _passages(row["assistant_text"], stems, left, keep_first=False) \
+        or truncate_tokens(" ".join(row["assistant_text"].split()), REPLY_OPENING_TOKENS)
+    return truncate_tokens(f"User: {user} | Assistant: {reply}", FOCUSED_LINE_TOKENS)
+
+
+def _stem(word: str) -> str:
+    """A light suffix stem, enough to match "recommended" to "recommend" within a page."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _passages(text: str, stems: set[str], budget: int, keep_first: bool) -> str:
+    """The sentences of `text` holding the most `stems`, in text order, within `budget`
+    tokens, gaps marked "…" (the whole text when it fits; `keep_first`: the opening always)."""
+    text = text.strip()
+    if count_tokens(text) <= budget:
+        return " ".join(text.split()) if keep_first or _hits(text, stems) else ""
+    sentences = [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s.strip()]
+    scored = sorted(((_hits(s, stems), -i) for i, s in enumerate(sentences)), reverse=True)
+    chosen: set[int] = {0} if keep_first else set()
+    left = budget - (count_tokens(sentences[0]) if keep_first else 0)
+    for hits, neg_i in scored:
+        need = count_tokens(sentences[-neg_i]) + 1
+        if hits and -neg_i not in chosen and need <= left:
+            chosen.add(-neg_i)
+            left -= need
+    out: list[str] = []
+    for i in sorted(chosen):
+        if i and i - 1 not in chosen:
+            out.append("…")
+        out.append(sentences[i])
+    if out and max(chosen) < len(sentences) - 1:
+        out.append("…")
+    return truncate_tokens(" ".join(out), budget)
+
+
+def _hits(sentence: str, stems: set[str]) -> int:
+    """How many of the query's stems a sentence holds."""
+    return len(stems & {_stem(w) for w in words(sentence)})
 
 
 def page_tokens(row: dict[str, Any]) -> int:
@@ -66,9 +127,10 @@ def page_tokens(row: dict[str, Any]) -> int:
     return count_tokens(page_body(row))
 
 
-def fill_pages(rows: list[dict[str, Any]], left: int,
-               limit: int) -> tuple[list[int], list[str]]:
-    """Pages in rank order while they fit `left` tokens, grouped under day headers.
+def fill_pages(rows: list[dict[str, Any]], left: int, limit: int,
+               focus: Collection[str] = ()) -> tuple[list[int], list[str]]:
+    """Pages in rank order while they fit `left` tokens, grouped under day headers (long
+    pages show the passages holding the `focus` words).
 
     Returns the positions taken and the section's lines (header, then days in time order with
     their pages). A day header is paid once: pages of one sitting share it.
@@ -78,7 +140,7 @@ def fill_pages(rows: list[dict[str, Any]], left: int,
     taken: list[int] = []
     for i, row in enumerate(rows[:limit]):
         d = day(row["ts"])
-        need = count_tokens(page_body(row)) + (0 if taken else header_cost) \
+        need = count_tokens(page_body(row, focus)) + (0 if taken else header_cost) \
             + (0 if d in days else count_tokens(d))
         if need > left:
             continue
@@ -92,14 +154,14 @@ def fill_pages(rows: list[dict[str, Any]], left: int,
         if d != current:
             lines.append(d)
             current = d
-        lines.append(page_body(rows[i]))
+        lines.append(page_body(rows[i], focus))
     return taken, lines
 
 
 def assemble(
     pages: list[dict[str, Any]], page_rows: dict[int, dict[str, Any]],
     profile: list[dict[str, Any]], facts: dict[str, list[dict[str, Any]]], budget: int,
-    max_pages: int,
+    max_pages: int, focus: Collection[str] = (),
 ) -> tuple[list[dict[str, Any]], str]:
     """Fill the memory block part by part, within the budget; mark what was selected.
 
@@ -137,7 +199,7 @@ def assemble(
     for p in pages:
         if "repeats" in p:
             p["reason"] = f"repeats page {p['repeats']}"
-    chosen, lines = fill_pages([page_rows[p["id"]] for p in ranked], left, max_pages)
+    chosen, lines = fill_pages([page_rows[p["id"]] for p in ranked], left, max_pages, focus)
     if chosen:
         sections.append(("pages", lines))
         left -= count_tokens("\n".join(lines))

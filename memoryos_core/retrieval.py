@@ -147,7 +147,8 @@ def _retrieve(
         else {"user": [], "assistant": []}
     scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
 
-    parts, block = assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages)
+    parts, block = assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages,
+                            qkws if strategy == "memoryos" else ())
     in_prompt = {r["dimension"] for r in scored_profile if r.get("in_prompt")}
     for row in profile:  # the trace lists every dimension; only these entered the prompt
         row["in_prompt"] = row["dimension"] in in_prompt
