@@ -110,7 +110,7 @@ def first_impression(model: Any, data_dir: Path, emb: Any, alike_replies: bool =
 
 def repeats_earlier(answer: str, earlier: list[str]) -> bool:
     """An answer with 80% or more of its words in one earlier answer."""
-    from memoryos_core.answer_guard import repeats
+    from memoryos_core.answer.answer_guard import repeats
 
     return repeats(answer, earlier)
 
@@ -124,7 +124,7 @@ def contains_gold(prediction: str, gold: str) -> bool:
 def flat_trace(conv: locomo_eval.Conversation, trace: dict[str, Any], question: str,
                tokens: int) -> dict[str, Any]:
     """The product's trace with its memory replaced by flat-hybrid pages of `tokens` tokens."""
-    from memoryos_core import memory_block
+    from memoryos_core.answer import memory_block
 
     qvec = conv.engine.ctx.embedder.embed([question])[0]
     mid = {i: r for i, r in conv.by_id.items() if r["tier"] == "mid"}
@@ -158,7 +158,7 @@ def empty_trace(trace: dict[str, Any]) -> dict[str, Any]:
 def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | None,
         earlier: dict[str, list[str]], max_tokens: int) -> dict[str, dict[str, Any]]:
     """The three answers to one question: product, flat-hybrid at equal memory, no memory."""
-    from memoryos_core import answer_guard, answering, retrieval
+    from memoryos_core.answer import answer_guard, answering, retrieval
 
     engine = conv.engine
     messages, trace = engine.prompt(conv.user, question, model=llm, now=now)
@@ -243,7 +243,7 @@ def question_time(qa: dict[str, Any]) -> float | None:
     value = qa.get("question_date")
     if not value:
         return None
-    from memoryos_core.importers import parse_time
+    from memoryos_core.transfer.importers import parse_time
 
     return parse_time(str(value).split(" (")[0].replace("/", "-") + "T"
                       + str(value).rsplit(" ", 1)[-1], "question_date")
@@ -253,7 +253,7 @@ def load(paths: list[str] | None) -> list[tuple[Path, dict[str, Any]]]:
     """LoCoMo conversations; LongMemEval files converted to the LoCoMo layout first (each
     question its own history)."""
     from memoryos_core.errors import ImportFormatError
-    from memoryos_core.importers import detect
+    from memoryos_core.transfer.importers import detect
 
     from . import longmemeval_data
 

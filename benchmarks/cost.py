@@ -40,7 +40,7 @@ def trim_sessions(conv: dict[str, Any], sessions: int | None) -> dict[str, Any]:
 
 def replay(conv: dict[str, Any], mode: str, emb: Any, data_dir: Path) -> dict[str, Any]:
     """Run one conversation through chat or import; return usage and counts."""
-    from memoryos_core import importers
+    from memoryos_core.transfer import importers
 
     user = str(conv.get("sample_id") or "locomo")
     settings = {"consolidation": "llm", "analysis": "llm"}

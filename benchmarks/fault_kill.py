@@ -123,7 +123,7 @@ def _run_child(folder: Path, op: str, plan: dict[str, Any], kill_after: float | 
 
 
 def _all_versions_texts(engine: Any) -> set[str]:
-    from memoryos_core import versions
+    from memoryos_core.transfer import versions
 
     texts: set[str] = set()
     for v in engine.versions(USER):

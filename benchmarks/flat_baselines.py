@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memoryos_core import memory_block, retrieval
+from memoryos_core.answer import memory_block, retrieval
 from memoryos_core.storage import search
 from memoryos_core.text import count_tokens, keywords
 

@@ -47,7 +47,7 @@ def import_once(path: Path, conv: dict[str, Any], mode: str, model: Any, emb: An
 def run(paths: list[str] | None = None, conversation: int = 0, sessions: int | None = None,
         llm: bool = False, emb: Any = None, out: Path | None = None,
         write: bool = True) -> dict[str, Any]:
-    from memoryos_core import importers
+    from memoryos_core.transfer import importers
 
     from .cost import trim_sessions
 

@@ -44,7 +44,7 @@ def evidence_ids(qa: dict[str, Any]) -> list[str]:
 
 def line(row: dict[str, Any]) -> str:
     """One exchange as the product's page lines read (time, user, assistant)."""
-    from memoryos_core.prompts import when
+    from memoryos_core.memory.prompts import when
 
     return f"[{when(row['ts'])}] User: {row['user_text']} | Assistant: {row['assistant_text']}"
 
@@ -53,7 +53,7 @@ class Conversation:
     """One imported conversation: its exchanges, short-term ids and dia_id -> exchange map."""
 
     def __init__(self, engine: Any, user: str, report: dict[str, Any]) -> None:
-        from memoryos_core.recent import fit_recent, recent_budget, recent_tokens
+        from memoryos_core.answer.recent import fit_recent, recent_budget, recent_tokens
         from memoryos_core.text import count_tokens
 
         self.engine, self.user, self.report = engine, user, report

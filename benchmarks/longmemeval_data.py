@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memoryos_core.longmemeval import lme_time
+from memoryos_core.transfer.longmemeval import lme_time
 
 from .common import ROOT
 

@@ -3,7 +3,7 @@
 A LoCoMo-format conversation is imported and every segment analysed (forced), once per mode:
 `extractive` (the baseline, no chat model: its texts are cut from the pages) and `llm` (the
 embedded local model, or --base-url/--model). For each stored text: is it grounded (enough of its
-content words occur in the pages it is about: memoryos_core.grounding, the rule the engine
+content words occur in the pages it is about: memoryos_core.memory.grounding, the rule the engine
 enforces) and does it echo an instruction of our prompts? Also reported: fallbacks to the
 extractive path, pages the model left unassigned, model calls and wall time.
 """
@@ -33,7 +33,7 @@ def _texts(engine: Any, user: str, ids: list[int]) -> str:
 def judge(kind: str, text: str, source: str, least: float,
           ignore: list[str] | None = None) -> dict[str, Any]:
     """One stored text: its grounding share, whether it passes, and what it echoes."""
-    from memoryos_core import grounding
+    from memoryos_core.memory import grounding
 
     share = grounding.grounding(text, source, ignore or [])
     copied = grounding.echo(text)
@@ -43,7 +43,7 @@ def judge(kind: str, text: str, source: str, least: float,
 
 def inspect(engine: Any, user: str) -> list[dict[str, Any]]:
     """Every segment summary, fact and profile reason of a user, judged against its pages."""
-    from memoryos_core import grounding
+    from memoryos_core.memory import grounding
     from memoryos_core.text import words
 
     out = []
@@ -153,7 +153,7 @@ def run(paths: list[str] | None = None, conversation: int = 0, sessions: int | N
                  "fallbacks": sum(r["fallbacks"].values()),
                  "unassigned_pages": r["unassigned_pages"], "model_calls": r["model_calls"]}
                 for r in runs]
-        from memoryos_core import grounding
+        from memoryos_core.memory import grounding
 
         md = common.markdown_table(rows) + (
             "\nGrounded = not an echo of our prompts and at least"

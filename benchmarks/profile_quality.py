@@ -35,7 +35,7 @@ def _evaluate(decisions: list[str | None]) -> dict[str, Any]:
 
 def labelled(emb: Any) -> list[dict[str, Any]]:
     """Each rule at each threshold over the labelled set."""
-    from memoryos_core import signals
+    from memoryos_core.memory import signals
 
     texts = [t for t, _ in LABELLED]
     dims, best = signals.score(emb, texts)
@@ -58,7 +58,7 @@ def labelled(emb: Any) -> list[dict[str, Any]]:
 
 def _before(emb: Any, texts: list[str]) -> dict[str, Any]:
     """The rule used before, per sentence: every interest label at cosine 0.3 or more."""
-    from memoryos_core.persona import FAMILIES
+    from memoryos_core.memory.persona import FAMILIES
 
     names = FAMILIES["content interests"]
     labels = emb.embed([f"The user talks about {n.lower()}." for n in names])
@@ -80,7 +80,7 @@ def _before(emb: Any, texts: list[str]) -> dict[str, Any]:
 
 def locomo(emb: Any, files: list[str] | None, sample: int, seed: int) -> dict[str, Any]:
     """Matches per dimension over every turn of the LoCoMo-format conversations."""
-    from memoryos_core import signals
+    from memoryos_core.memory import signals
 
     pages = []
     for _, conv in common.load_locomo(files):
@@ -99,7 +99,7 @@ def locomo(emb: Any, files: list[str] | None, sample: int, seed: int) -> dict[st
 def run(files: list[str] | None = None, sample: int = 40, seed: int = 7,
         with_locomo: bool = True, out: Path | None = None) -> dict[str, Any]:
     """Both checks; writes results/profile_quality.{json,md} (without the sampled texts)."""
-    from memoryos_core import signals
+    from memoryos_core.memory import signals
 
     emb = common.embedder()
     result = common.envelope("profile_quality", {

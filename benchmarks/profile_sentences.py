@@ -3,7 +3,7 @@ dimensions it shows (empty: small talk or nothing the profile should record)."""
 
 from __future__ import annotations
 
-# Written apart from the descriptions in memoryos_core/signals.py; hard negatives use an
+# Written apart from the descriptions in memoryos_core/memory/signals.py; hard negatives use an
 # interest's words in another sense ("run to the shop", "book a table", "a class act").
 LABELLED: tuple[tuple[str, tuple[str, ...]], ...] = (
     # sports and outdoor activity

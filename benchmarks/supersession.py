@@ -57,8 +57,8 @@ NOT_UPDATES = [
 def conversation_facts(path: Path, conv: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """One conversation's extractive facts, user list then assistant list, each fact with the
     time of its exchange."""
-    from memoryos_core.analysis import extractive_facts
-    from memoryos_core.importers import parse_locomo
+    from memoryos_core.memory.analysis import extractive_facts
+    from memoryos_core.transfer.importers import parse_locomo
 
     items = [i for i in parse_locomo(conv, None) if not i.skip]
     pages = [{"id": n, "user_text": i.user, "assistant_text": i.assistant, "ts": i.ts}
@@ -72,7 +72,7 @@ def replay(facts: list[dict[str, Any]], vecs: np.ndarray, bound: float,
            merge: float) -> tuple[int, list[tuple[dict[str, Any], dict[str, Any], float]]]:
     """The analysis' merge and supersession over one fact list in time order: (facts kept,
     supersessions as (old, new, cosine))."""
-    from memoryos_core import fact_history
+    from memoryos_core.memory import fact_history
     from memoryos_core.text import normalise
 
     kept: list[dict[str, Any]] = []
@@ -101,8 +101,8 @@ def replay(facts: list[dict[str, Any]], vecs: np.ndarray, bound: float,
 def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) -> dict[str, Any]:
     """Supersessions per conversation and bound, the chosen bound's pairs, and the written
     update / non-update pairs caught at each bound."""
-    from memoryos_core import fact_history
     from memoryos_core.config import EngineConfig
+    from memoryos_core.memory import fact_history
 
     emb = emb or common.embedder()
     merge = EngineConfig().fact_merge_similarity

@@ -10,19 +10,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import analysis, answer_guard, consolidation, importing, retrieval, state, versions
-from .admission import admit, check_exchange
-from .answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_for, remembered
+from .memory import analysis, consolidation, state
+from .answer import answer_guard, retrieval
+from .transfer import importing, versions
+from .memory.admission import admit, check_exchange
+from .answer.answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_for, remembered
 from .config import EngineConfig
 from .context import Context
-from .control import UserControl
+from .control.methods import UserControl
 from .errors import InvalidInput, NotFound, check_id, check_user
-from .heat import record_visits
-from .jobs import Jobs
+from .memory.heat import record_visits
+from .runtime.jobs import Jobs
 from .llm import ChatModel, Embedder
 from .llm.embedder import SentenceTransformerEmbedder
 from .llm.resolver import ModelResolver, is_embedded
-from .reembed import check_model
+from .transfer.reembed import check_model
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
 
@@ -341,7 +343,7 @@ class MemoryEngine(UserControl):
     def preview_reference(self, user_id: str, files: dict[str, bytes], ref_user: str | None = None,
                           assistant: str | None = None) -> dict[str, Any]:
         """What importing a reference data folder would bring in, writing nothing."""
-        from . import reference_import
+        from .transfer import reference_import
 
         check_user(user_id)
         return reference_import.preview(self.ctx, files, ref_user, assistant)
@@ -350,7 +352,7 @@ class MemoryEngine(UserControl):
                          assistant: str | None = None,
                          progress: Progress | None = None) -> dict[str, Any]:
         """Import a reference data folder ({relative path: bytes}) into this user, all at once."""
-        from . import reference_import
+        from .transfer import reference_import
 
         with self._user_lock(check_user(user_id)):
             return reference_import.run(self.ctx, user_id, files, ref_user, assistant, progress)

@@ -22,7 +22,7 @@ from flask import (
 from flask_login import login_required
 
 from memoryos_core import InvalidInput, MemoryOSError, ModelError
-from memoryos_core.jobs import INTERNAL_ERROR
+from memoryos_core.runtime.jobs import INTERNAL_ERROR
 
 from . import metrics
 from .forms import ChatForm

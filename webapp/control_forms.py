@@ -6,7 +6,7 @@ from flask_wtf import FlaskForm
 from wtforms import BooleanField, PasswordField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
-from memoryos_core.persona import LEVELS
+from memoryos_core.memory.persona import LEVELS
 
 
 class SearchForm(FlaskForm):

@@ -23,7 +23,7 @@ from wtforms.validators import (
     ValidationError,
 )
 
-from memoryos_core.importers import FORMATS
+from memoryos_core.transfer.importers import FORMATS
 
 
 class EmptyForm(FlaskForm):

@@ -1,7 +1,7 @@
 """MCP over Streamable HTTP at /mcp (bearer tokens, one user per token) and the token pages.
 
 The SDK's transport answers each POST in stateless JSON mode inside the request's own thread
-(`memoryos_core.mcp_server.serve_http`): no event loop or session outlives a request, so the
+(`memoryos_core.hosts.mcp_server.serve_http`): no event loop or session outlives a request, so the
 endpoint works the same under gunicorn's sync workers, threaded workers and the dev server.
 """
 
@@ -29,8 +29,8 @@ from wtforms import StringField
 from wtforms.validators import DataRequired, Length
 
 from memoryos_core import InvalidInput
+from memoryos_core.hosts.mcp_server import build_server, jsonrpc_error, serve_http
 from memoryos_core.llm import ChatModel
-from memoryos_core.mcp_server import build_server, jsonrpc_error, serve_http
 
 from .maintenance import maintainer
 from .models import user_chat_model

@@ -9,7 +9,7 @@ from flask import Blueprint, flash, redirect, url_for
 from flask_login import login_required
 
 from memoryos_core import InvalidInput
-from memoryos_core.persona import LEVELS
+from memoryos_core.memory.persona import LEVELS
 
 from .control_forms import DimensionForm, ProfileForm, form_error
 from .rendering import engine, page, uid, wants_json

@@ -15,8 +15,8 @@ from wtforms import StringField
 from wtforms.validators import DataRequired, Length, Optional, Regexp
 
 from memoryos_core import InvalidInput
-from memoryos_core.reference_import import read_zip
 from memoryos_core.storage import jobs_rows
+from memoryos_core.transfer.reference_import import read_zip
 
 from .jobs import get as get_job
 from .jobs import latest

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, flash, redirect, render_template, request
 from flask_login import login_required
 
 from memoryos_core import InvalidInput
-from memoryos_core.cli_output import _json_default
+from memoryos_core.hosts.cli_output import _json_default
 
 from .forms import ClearForm, DiffForm, EmptyForm
 from .rendering import engine, page, uid, wants_json

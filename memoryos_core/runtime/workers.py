@@ -1,6 +1,6 @@
 """The worker loop of the job queue: threads a host starts to claim and run stored jobs.
 
-The library keeps the queue (memoryos_core.jobs: rows, handlers, submit); running it is the
+The library keeps the queue (memoryos_core.runtime.jobs: rows, handlers, submit); running it is the
 host's choice (the web app starts `JOB_WORKERS` threads per process, a test runs one job).
 A worker claims the oldest queued job of a kind this process handles, keeps a heartbeat while
 the handler runs, and records the result; a job whose attempts ran out is failed with a note.
@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from ..errors import MemoryOSError
-from ..jobs import INTERNAL_ERROR, MAX_ATTEMPTS, Jobs
+from .jobs import INTERNAL_ERROR, MAX_ATTEMPTS, Jobs
 from ..storage import jobs_rows as rows
 
 log = logging.getLogger(__name__)

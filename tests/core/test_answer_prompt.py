@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from memoryos_core import answer_guard
-from memoryos_core.recent import SHORTENED, fit_recent, recent_tokens
+from memoryos_core.answer import answer_guard
+from memoryos_core.answer.recent import SHORTENED, fit_recent, recent_tokens
 from memoryos_core.testing import ScriptedChatModel
 from memoryos_core.text import count_tokens
 

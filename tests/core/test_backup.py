@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from memoryos_core import EngineConfig, MemoryEngine, cli
+from memoryos_core import EngineConfig, MemoryEngine
+from memoryos_core.hosts import cli
 from memoryos_core.testing import ScriptedChatModel, schema_filler
 
 pytestmark = pytest.mark.sqlite_only

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from memoryos_core import cli
-from memoryos_core.cli_output import ProgressBar
 from memoryos_core.errors import ModelError
+from memoryos_core.hosts import cli
+from memoryos_core.hosts.cli_output import ProgressBar
 from memoryos_core.testing import ScriptedChatModel
 
 from .test_admission import TOPICS
@@ -248,9 +248,9 @@ def test_cli_ask_and_chat_use_the_chat_model(memoryos, monkeypatch):
 
 def test_cli_serve_model_is_imported_lazily(memoryos, monkeypatch, tmp_path):
     calls = []
-    fake = types.ModuleType("memoryos_core.serve")
+    fake = types.ModuleType("memoryos_core.hosts.serve")
     fake.serve_model = lambda port, host: calls.append((port, host))  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "memoryos_core.serve", fake)
+    monkeypatch.setitem(sys.modules, "memoryos_core.hosts.serve", fake)
     assert memoryos("serve-model", "--port", "8081")[0] == 0
     assert memoryos("serve-model", "--port", "9", "--host", "0.0.0.0")[0] == 0
     assert calls == [(8081, "127.0.0.1"), (9, "0.0.0.0")]

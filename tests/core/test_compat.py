@@ -43,7 +43,7 @@ def readme_example() -> str:
     assert block, "the reference README's usage example was not found"
     code = block.group(1)
     assert code.count("from memoryos import Memoryos") == 1
-    return code.replace("from memoryos import Memoryos", "from memoryos_core.compat import Memoryos")
+    return code.replace("from memoryos import Memoryos", "from memoryos_core.hosts.compat import Memoryos")
 
 
 def test_compat_runs_the_reference_readme_example(tmp_path, fake_openai):
@@ -71,7 +71,7 @@ def test_compat_runs_the_reference_demo_with_overflow(tmp_path, fake_openai):
     code = DEMO.read_text(encoding="utf-8")
     assert code.count("from memoryos import Memoryos") == 1
     (tmp_path / "demo.py").write_text(code.replace(
-        "from memoryos import Memoryos", "from memoryos_core.compat import Memoryos"))
+        "from memoryos import Memoryos", "from memoryos_core.hosts.compat import Memoryos"))
     fake_openai.enqueue("You are a data scientist in San Francisco.")
     env = {**os.environ, "OPENAI_BASE_URL": fake_openai.base_url, "HF_HUB_OFFLINE": "1",
            "PYTHONPATH": str(REPO)}
@@ -87,7 +87,7 @@ def test_compat_runs_the_reference_demo_with_overflow(tmp_path, fake_openai):
 
 
 def test_compat_methods_return_the_reference_types(tmp_path, fake_openai, monkeypatch):
-    from memoryos_core.compat import Memoryos
+    from memoryos_core.hosts.compat import Memoryos
 
     memo = Memoryos(user_id="u1", openai_api_key="sk-test", data_storage_path=str(tmp_path),
                     openai_base_url=fake_openai.base_url, short_term_capacity=2,

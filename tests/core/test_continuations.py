@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memoryos_core import retrieval
-from memoryos_core.memory_block import page_tokens
+from memoryos_core.answer import retrieval
+from memoryos_core.answer.memory_block import page_tokens
 
 FILLER = ["How do I repot a fern?", "Suggest a podcast about history.",
           "How long should I boil an egg?", "Recommend a board game for four.",

@@ -109,7 +109,7 @@ def test_forget_everywhere_rewrites_every_version(small):
     pid = _secret_page(small)["id"]
     result = small.forget("u1", pid, everywhere=True)
     assert result["saved_as"] is None and kept in result["versions_rewritten"]
-    from memoryos_core.versions import load_version
+    from memoryos_core.transfer.versions import load_version
 
     for v in small.versions("u1"):
         doc = load_version(small.ctx, "u1", v["version"])

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from memoryos_core import EngineConfig, InvalidInput, MemoryEngine
-from memoryos_core.cli import main
+from memoryos_core.hosts.cli import main
 from memoryos_core.llm.embedder import (
     SentenceTransformerEmbedder,
     folder_dimension,
     minilm_path,
     resolve_model,
 )
-from memoryos_core.reembed import EmbeddingModelMismatch, recorded_model
+from memoryos_core.transfer.reembed import EmbeddingModelMismatch, recorded_model
 
 # model folders copied from MiniLM, stores recorded with its name: the real model throughout
 pytestmark = pytest.mark.real_model

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from memoryos_core.mcp_tools import ToolHost
+from memoryos_core.hosts.mcp_tools import ToolHost
 
 DAY = 86400
 T0 = 1_683_540_000  # 8 May 2023, 10:00 UTC

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from memoryos_core import grounding
-from memoryos_core.consolidation import validate_plan
 from memoryos_core.llm.structured import parse_json
-from memoryos_core.prompts import validate_facts, validate_profile
+from memoryos_core.memory import grounding
+from memoryos_core.memory.consolidation import validate_plan
+from memoryos_core.memory.prompts import validate_facts, validate_profile
 
 PAGES = ["I adopted a puppy named Rex last week. Congratulations on Rex!",
          "Rex chewed my running shoes today. Puppies love shoes; try chew toys.",

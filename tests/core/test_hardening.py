@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from memoryos_core import versions
+from memoryos_core.transfer import versions
 
 
 def _texts(engine, user="u1"):
@@ -58,7 +58,7 @@ def test_reimporting_an_untimed_transcript_stores_it_once(engine):
 
 
 def test_cli_imports_a_transcript_twice_stores_once(tmp_path, capsys, embedder):
-    from memoryos_core import cli
+    from memoryos_core.hosts import cli
 
     path = tmp_path / "chat.txt"
     path.write_text(TRANSCRIPT)
@@ -130,7 +130,7 @@ def test_ids_beyond_sqlite_integers_are_not_found(engine, call):
 
 
 def test_cli_restore_of_a_huge_version_is_one_line(tmp_path, capsys, embedder):
-    from memoryos_core import cli
+    from memoryos_core.hosts import cli
 
     code = cli.main(["--data-dir", str(tmp_path / "d"), "restore", str(2**63)], embedder=embedder)
     err = capsys.readouterr().err

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from memoryos_core import EngineConfig
-from memoryos_core.heat import heat_terms
+from memoryos_core.memory.heat import heat_terms
 
 from .test_admission import TOPICS
 

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from memoryos_core.errors import InvalidInput, NotFound
-from memoryos_core.jobs import MAX_ATTEMPTS, Jobs
 from memoryos_core.runtime import JobWorkers
+from memoryos_core.runtime.jobs import MAX_ATTEMPTS, Jobs
 from memoryos_core.storage import jobs_rows
 
 

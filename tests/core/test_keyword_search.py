@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryos_core import retrieval
+from memoryos_core.answer import retrieval
 from memoryos_core.storage import search
 
 

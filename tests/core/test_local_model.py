@@ -14,9 +14,9 @@ from collections.abc import Iterator
 import pytest
 
 from memoryos_core import EngineConfig, MemoryEngine
+from memoryos_core.hosts.serve import RequestError, make_server, parse_request
 from memoryos_core.llm.openai_chat import OpenAIChatModel
-from memoryos_core.persona import LEVELS
-from memoryos_core.serve import RequestError, make_server, parse_request
+from memoryos_core.memory.persona import LEVELS
 from memoryos_core.testing import ScriptedChatModel
 
 TOPICS = [
@@ -186,7 +186,7 @@ def test_local_model_engine_consolidates_and_analyses(tmp_path, embedder, local_
     for row in facts:
         assert row["text"].strip()
         assert set(json.loads(row["sources"])) and set(json.loads(row["sources"])) <= page_ids
-    from memoryos_core import grounding
+    from memoryos_core.memory import grounding
 
     # whatever the small model wrote, what was stored is no echo of our prompts
     stored = [s["summary"] for s in segments] + [f["text"] for f in facts] + [

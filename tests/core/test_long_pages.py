@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memoryos_core import memory_block
-from memoryos_core.memory_block import page_body
+from memoryos_core.answer import memory_block
+from memoryos_core.answer.memory_block import page_body
 from memoryos_core.text import count_tokens
 
 FILLER_SENTENCES = [f"Step {n}: water the seedlings in the morning and keep the tray near the window."

@@ -119,7 +119,7 @@ def test_mcp_stdio_acts_only_as_its_user(tmp_path, embedder):
 
 @pytest.mark.parametrize("argv", [["--user", "", "mcp"]])
 def test_mcp_stdio_refuses_an_empty_user(tmp_path, argv, capsys):
-    from memoryos_core.cli import main
+    from memoryos_core.hosts.cli import main
 
     assert main(["--data-dir", str(tmp_path / "d"), *argv]) == 1
     assert "user id must be a non-empty string" in capsys.readouterr().err

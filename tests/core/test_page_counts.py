@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryos_core import retrieval
+from memoryos_core.answer import retrieval
 
 TEXTS = [(f"I planted {n} rows of tomatoes in bed {n}.", f"Bed {n} holds {n} rows now.")
          for n in range(14)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from memoryos_core.persona import DIMENSIONS, FAMILIES, RENAMED
+from memoryos_core.memory.persona import DIMENSIONS, FAMILIES, RENAMED
 from memoryos_core.storage import SQLiteStore
 from memoryos_core.storage.migrations import MIGRATIONS
 from memoryos_core.storage.sqlite import DB_NAME, _split_sql

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from memoryos_core.memory_block import profile_line
+from memoryos_core.answer.memory_block import profile_line
 
 # Thirty exchanges: pottery, a half marathon, sailing and a book club among small talk.
 HOBBIES = [

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from memoryos_core import EngineConfig, MemoryEngine, cli, versions
+from memoryos_core import EngineConfig, MemoryEngine
+from memoryos_core.hosts import cli
+from memoryos_core.transfer import versions
 
 EXTRACTIVE = {"consolidation": "extractive", "analysis": "extractive"}
 ROOT = Path(__file__).resolve().parents[2]

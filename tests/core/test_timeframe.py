@@ -82,7 +82,7 @@ def test_a_period_holding_most_pages_ranks_nothing(engine):
 
 def test_long_recent_exchanges_leave_the_memory_less(make_engine):
     """The memory block and the (shortened) short-term exchanges share context_token_budget."""
-    from memoryos_core.memory_block import memory_budget
+    from memoryos_core.answer.memory_block import memory_budget
 
     assert memory_budget(1200, 1700, 400) == 1200
     assert memory_budget(1200, 1700, 900) == 800

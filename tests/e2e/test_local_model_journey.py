@@ -1,6 +1,6 @@
 """The embedded local model (SmolLM2 via `memoryos serve-model`) answers a chat in the browser.
 
-The model is served by memoryos_core.serve on 127.0.0.1 in a thread; the user points their
+The model is served by memoryos_core.hosts.serve on 127.0.0.1 in a thread; the user points their
 chat at it on the settings page, so the real `openai` client talks to the real model.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from memoryos_core.serve import make_server
+from memoryos_core.hosts.serve import make_server
 
 from .conftest import screenshot, send_chat
 

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from memoryos_core import cli
+from memoryos_core.hosts import cli
 
 from .conftest import chat
 

@@ -8,7 +8,7 @@ import zipfile
 from pathlib import Path
 
 from memoryos_core import EngineConfig, MemoryEngine
-from memoryos_core.cli import main
+from memoryos_core.hosts.cli import main
 
 from .conftest import wait_job
 
@@ -106,7 +106,7 @@ def test_reference_folder_imports_with_counts_matching_its_files(tmp_path, embed
         "The assistant recommended the Eiger trail."]
     assert state["long_term"]["profile"] == []  # the profile text is never parsed into levels
     engine = make_engine(data, embedder)
-    from memoryos_core.mcp_tools import profile_text
+    from memoryos_core.hosts.mcp_tools import profile_text
 
     assert profile_text(engine, "tom") == PROFILE  # kept verbatim as a note
     assert [n["text"] for n in engine.profile("tom")["notes"]] == [PROFILE]

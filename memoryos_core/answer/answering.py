@@ -1,0 +1,211 @@
+"""The answer prompt: a layout per model class, fitted to the model's window, traced exactly.
+
+`chat` (any configured endpoint): a system message with the instructions and the memory block,
+the recent exchanges as turns, then the message. `compact` (the embedded 135M model): one plain
+message, because a model that small follows one instruction far better than a multi-turn chat:
+the recent exchanges as short lines (its own earlier replies cut to a few words, so it cannot
+copy them), then the best memory lines with the best one last, right before the question.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from . import retrieval
+from ..context import Context
+from ..llm import ChatModel
+from .memory_block import day
+from ..memory.prompts import answer_system, when
+from .recent import fit_recent, recent_budget
+from ..storage import exchanges as rows_db
+from ..text import count_tokens, truncate_tokens, words
+
+MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
+COMPACT_MEMORY_TOKENS = 450  # the small model's memory: a few pages, not a dozen
+COMPACT_PAGES = 4  # pages at most in a compact prompt
+SAID_TOKENS = 60  # a page's user side quoted back to the user ("you said: ...")
+COMPACT_USER_TOKENS = 60  # one side of a memory line in a compact prompt
+COMPACT_ASSISTANT_TOKENS = 30
+COMPACT_RECENT = 3  # recent exchanges shown to the small model
+COMPACT_RECENT_USER_TOKENS = 40
+COMPACT_RECENT_REPLY_TOKENS = 8  # its own earlier replies: a few words, never a whole reply
+
+
+def layout_for(llm: ChatModel) -> str:
+    """'compact' for the embedded small model, 'chat' for any configured endpoint."""
+    return "compact" if getattr(llm, "embedded", False) else "chat"
+
+
+# A question about the user themself ("What is my cat called?", "What do I do for a living?")
+FIRST_PERSON = frozenset({"i", "my", "me", "mine", "myself", "i'm", "i've", "i'd"})
+QUESTION_STARTS = frozenset({"what", "which", "who", "whom", "whose", "where", "when", "why",
+                             "how", "do", "does", "did", "is", "are", "was", "were", "can",
+                             "could", "have", "has", "had", "tell", "remind"})
+
+
+def asks_about_user(question: str) -> bool:
+    """True for a question about the user's own life: a question in the first person."""
+    said = words(question)
+    return bool(said) and ("?" in question or said[0] in QUESTION_STARTS) \
+        and any(w in FIRST_PERSON for w in said)
+
+
+def best_evidence(trace: dict[str, Any], question: str = "") -> tuple[str, str] | None:
+    """The best page of the prompt as the user said it: the line a small model's answer is
+    checked against, and the words it was said in. Only a page that holds a distinctive word
+    of the question (a keyword match), or, for a question about the user's own life, the
+    page nearest to it by meaning as well as the best ranked: a question on the user's cat
+    finds "I adopted a kitten" by meaning alone, a greeting gets no line."""
+    best = next((p for p in trace["pages"] if p.get("selected")), None)
+    if best is None or not best["user"].strip():
+        return None
+    nearest = best.get("vector_rank") == 1 and asks_about_user(question)
+    if not best.get("keyword_rank") and not nearest:
+        return None
+    return _you_said(best), truncate_tokens(best["user"], SAID_TOKENS)
+
+
+def _you_said(page: dict[str, Any]) -> str:
+    """A page as the user said it, with its day: '8 May 2023, Monday, you said: "..."'."""
+    return f"{day(page['timestamp'])[1:-1]}, you said: \"{truncate_tokens(page['user'], SAID_TOKENS)}\""
+
+
+def remembered(trace: dict[str, Any]) -> list[str]:
+    """What the prompt's memory holds in the user's own words, best first (for a fallback)."""
+    pages = [p for p in trace["pages"] if p.get("selected")][:COMPACT_PAGES]
+    facts = [f["text"] for kind in ("user", "assistant") for f in trace["facts"][kind]
+             if f.get("in_prompt")]
+    return [_you_said(p) for p in pages] + facts
+
+
+def _chat_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text: str,
+                   now: float, relationship: str | None,
+                   style_hint: str | None) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
+    system = answer_system(trace["memory_block"], now, relationship, style_hint)
+    turns: list[dict[str, str]] = []
+    for row in recent:
+        turns += [{"role": "user", "content": row["user_text"]},
+                  {"role": "assistant", "content": row["assistant_text"]}]
+    messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": text}]
+    memory = count_tokens(trace["memory_block"])
+    parts = [{"name": "instructions", "tokens": count_tokens(system) - memory, "items": 1},
+             *trace["prompt_parts"],
+             {"name": "recent", "tokens": sum(count_tokens(t["content"]) for t in turns),
+              "items": len(recent)}]
+    return messages, parts
+
+
+def compact_memory_lines(trace: dict[str, Any]) -> list[str]:
+    """The memory lines of a compact prompt: scored facts, then the best pages, best last."""
+    lines = [f"- {f['text']}" for kind in ("user", "assistant") for f in trace["facts"][kind]
+             if f.get("in_prompt")]
+    pages = [p for p in trace["pages"] if p.get("selected")][:COMPACT_PAGES]
+    for p in reversed(pages):
+        user = truncate_tokens(p["user"], COMPACT_USER_TOKENS)
+        reply = truncate_tokens(p["assistant"], COMPACT_ASSISTANT_TOKENS)
+        lines.append(f"- {day(p['timestamp'])} User: {user} | Assistant: {reply}")
+    return lines
+
+
+def _compact_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text: str,
+                      now: float) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
+    intro = ("You are a helpful assistant who remembers this user. Answer the user's message"
+             " in one or two short sentences, in the user's language, using the memory lines"
+             " when they hold the answer.")
+    shown = recent[-COMPACT_RECENT:]
+    recent_lines = []
+    for row in shown:
+        recent_lines.append(f"User: {truncate_tokens(row['user_text'], COMPACT_RECENT_USER_TOKENS)}")
+        recent_lines.append("Assistant: "
+                            + truncate_tokens(row["assistant_text"], COMPACT_RECENT_REPLY_TOKENS))
+    memory = compact_memory_lines(trace)
+    pieces = [(intro, "instructions"), (f"Current time: {when(now)}.", "instructions")]
+    if recent_lines:
+        pieces += [("Recent conversation:", "recent")] + [(x, "recent") for x in recent_lines]
+    if memory:
+        pieces += [("Memory (what the user told you before):", "memory")]
+        pieces += [(x, "memory") for x in memory]
+    pieces += [(f"User's message: {text}", "message"), ("Answer:", "instructions")]
+    content = "\n".join(p for p, _ in pieces)
+    parts: dict[str, int] = {}
+    for piece, name in pieces:
+        parts[name] = parts.get(name, 0) + count_tokens(piece)
+    items = {"instructions": 1, "recent": len(shown), "memory": len(memory), "message": 1}
+    return ([{"role": "user", "content": content}],
+            [{"name": n, "tokens": t, "items": items[n]} for n, t in parts.items()])
+
+
+def _size(messages: list[dict[str, str]]) -> int:
+    return sum(count_tokens(m["content"]) + 4 for m in messages)
+
+
+def _mark_compact(trace: dict[str, Any]) -> None:
+    """Pages and facts the compact prompt leaves out are marked so: the trace is what was sent."""
+    kept = 0
+    for p in trace["pages"]:
+        if p.get("selected"):
+            kept += 1
+            if kept > COMPACT_PAGES:
+                p["selected"] = False
+                p["reason"] = "beyond the compact prompt's pages"
+    selected = {p["segment_id"] for p in trace["pages"] if p.get("selected")}
+    trace["used_segments"] = [s for s in trace["used_segments"] if s in selected]
+
+
+def fit_prompt(
+    ctx: Context, user_id: str, text: str, trace: dict[str, Any], llm: ChatModel,
+    relationship: str | None = None, style_hint: str | None = None,
+    now: float | None = None, refit: bool = True,
+    short_rows: list[dict[str, Any]] | None = None,
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """Messages that fit the model's window, and the trace of exactly what they hold.
+
+    Recent exchanges are shortened to their share of `context_token_budget`; if the model's
+    window is still too small the oldest go first, then the memory is retrieved again under a
+    smaller budget, so the trace's selected pages, used segments (heat visits) and prompt
+    parts describe the prompt that is sent, never a longer one that was cut. `refit` False
+    keeps the given memory as it is (a benchmark's baseline memory in the product's layout).
+    `short_rows`: the user's short-term rows when the caller has read them this turn. A
+    small model's trace comes retrieved at its compact budget (`retrieve(...,
+    budget_cap=COMPACT_MEMORY_TOKENS)`, as the engine does).
+    """
+    now = time.time() if now is None else now
+    layout = layout_for(llm)
+    rows = rows_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
+    recent = fit_recent(rows, recent_budget(ctx.config))
+    window = llm.context_window - ctx.config.answer_max_tokens - 64
+    dropped, refits, first_budget = 0, 0, trace.get("token_budget")
+    while True:
+        if layout == "compact":
+            _mark_compact(trace)
+            messages, parts = _compact_messages(trace, recent, text, now)
+        else:
+            messages, parts = _chat_messages(trace, recent, text, now, relationship, style_hint)
+        excess = _size(messages) - window
+        if excess <= 0 or (not recent and (not trace["memory_block"] or not refit)):
+            break
+        if recent:
+            recent, dropped = recent[1:], dropped + 1
+            continue
+        block_tokens = count_tokens(trace["memory_block"])
+        budget = 0 if refits >= MAX_REFITS else max(0, block_tokens - excess - 8 * refits)
+        trace = retrieval.retrieve(ctx, user_id, text, record=False, token_budget=budget,
+                                   now=now, short_rows=rows)
+        refits += 1
+        if budget == 0:
+            trace["memory_block"], trace["prompt_parts"] = "", []
+            for page in trace["pages"]:
+                page["selected"] = False
+            trace["used_segments"] = []
+    if layout == "chat":
+        parts.append({"name": "message", "tokens": count_tokens(text), "items": 1})
+    trace["memory_parts"] = trace["prompt_parts"]
+    trace["prompt_parts"] = parts
+    trace["layout"] = layout
+    trace["prompt"] = messages
+    trace["recent_shortened"] = sum(1 for r in recent if r["shortened"])
+    trace["fitted"] = {"window": window, "short_term_dropped": dropped,
+                       "memory_budget": trace.get("token_budget"),
+                       "memory_budget_asked": first_budget, "refits": refits}
+    return messages, trace

@@ -1,0 +1,374 @@
+"""Retrieval: segments by cos + Jaccard, pages by vectors fused with FTS5, facts, profile; traced."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from typing import Any
+
+from ..memory import fact_history
+from ..context import Context
+from ..memory.heat import heat_terms, record_visits
+from .memory_block import assemble, memory_budget, page_tokens, profile_line
+from .recent import fit_recent, recent_budget, recent_tokens
+from ..storage import exchanges as rows_db
+from ..storage import search, state_rows
+from ..text import jaccard, query_keywords, words
+from ..timeframe import named_period
+
+RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
+# A keyword match on a distinctive word (stemmed, common words dropped) is stronger evidence than
+# a dense neighbour: the keyword list weighs 3x in the fusion (LoCoMo dev set, equal tokens:
+# 0.773 -> 0.804 recall; the gain holds from 1.5x to 5x and in each of the 3 conversations).
+KEYWORD_WEIGHT = 3.0
+# The pages of a period the query names ("in May 2023", "yesterday") weigh as much: the dialogue
+# rarely spells out its own date (dev set: the 26 questions naming a date 0.67 -> 0.94 recall).
+PERIOD_WEIGHT = 3.0
+PERIOD_PAGES = 5000  # pages of a named period read at most (ranked by the query's vector)
+CONTINUED_PAGES = 3  # the best pages that bring the page continuing their dialogue
+CONTINUATION_GAP = 3600.0  # an unchained page continues another within this many seconds
+# A continuation is brought only when both lines are short (a chat between people, one turn a
+# side): in a user-assistant history each page already holds a whole exchange of hundreds of
+# tokens, and its continuation took a page's room (LongMemEval dev 0.751 -> 0.813 recall at
+# equal tokens with this limit; LoCoMo dev 0.824 -> 0.823; 60 or 120 cost LoCoMo 1-4 points).
+CONTINUATION_MAX_TOKENS = 200
+HISTORY_STEPS = 5  # replaced values followed back from a current fact, for a question on the past
+PROFILE_ROWS = 3  # profile dimensions in one prompt at most
+PROFILE_KEYS = ("dimension", "family", "level", "reason", "evidence")  # profile rows in a trace
+
+
+COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of the user's pages ranks nothing
+COMMON_TERM_FLOOR = 50  # ... and in more than this many of them
+
+
+def mid_term_pages(ctx: Context, user_id: str, short: int | None = None) -> int:
+    """How many mid-term pages the user has (`short`: the short-term count, when known)."""
+    kept = rows_db.kept_mid_term_count(ctx.store, user_id)  # PostgreSQL: one row
+    if kept is not None:
+        return kept
+    # every page has one vector: the FAISS index counts the user's pages at no cost
+    if short is None:
+        short = rows_db.short_term_count(ctx.store, user_id)
+    return max(0, ctx.index.size(user_id, "page") - short)
+
+
+def distinctive_words(ctx: Context, user_id: str, words: list[str],
+                      total: int | None = None,
+                      counts: dict[str, int] | None = None) -> list[str]:
+    """Keywords not in a large share of the user's `total` mid-term pages (cheap BM25
+    pre-filter); `total` is counted when not given; `counts` receives the page counts of the
+    words kept where the backend counted them (PostgreSQL), for the keyword search."""
+    if not words:
+        return []
+    total = mid_term_pages(ctx, user_id) if total is None else total
+    limit = int(max(COMMON_TERM_FLOOR, COMMON_TERM_SHARE * total))
+    common = search.frequent_terms(ctx.store, user_id, words, limit, total, counts)
+    return [w for w in words if w not in common]
+
+
+def retrieve(
+    ctx: Context, user_id: str, query: str, record: bool = True, strategy: str = "memoryos",
+    token_budget: int | None = None, now: float | None = None,
+    short_rows: list[dict[str, Any]] | None = None, budget_cap: int | None = None,
+) -> dict[str, Any]:
+    """Rank memory for a query and assemble the memory block under the token budget
+    (`short_rows`: the user's short-term rows when the caller has read them this turn;
+    `budget_cap`: a budget the memory is retrieved at instead, when the usual one is larger,
+    such as a small model's compact prompt).
+
+    memoryos: pages by dense vectors over the whole mid-term memory fused (weighted RRF) with
+    stemmed keyword matches on the query's distinctive words and the pages of a period the
+    query names; each of the best pages brings the page that continues it in its dialogue
+    chain; facts and profile rows enter only when they score; segments are ranked for the
+    trace and for heat. flat: dense vectors only, nothing else (the baseline).
+    """
+    # the vector namespaces' freshness and the keyword statistics are read once, not per search
+    with ctx.store.reads_once():
+        return _retrieve(ctx, user_id, query, record, strategy, token_budget, now, short_rows,
+                         budget_cap)
+
+
+def _retrieve(
+    ctx: Context, user_id: str, query: str, record: bool, strategy: str,
+    token_budget: int | None, now: float | None, short_rows: list[dict[str, Any]] | None,
+    budget_cap: int | None,
+) -> dict[str, Any]:
+    """The ranking and assembly of `retrieve`."""
+    cfg = ctx.config
+    if short_rows is None:
+        short_rows = rows_db.short_term_rows(ctx.store, user_id)
+    # the recent exchanges as the prompt shows them: long sides shortened to leave the memory room
+    recent = recent_tokens(fit_recent(short_rows, recent_budget(cfg)))
+    budget = memory_budget(cfg.memory_token_budget if token_budget is None else token_budget,
+                           cfg.context_token_budget, recent)
+    if budget_cap is not None and budget > budget_cap:
+        budget = memory_budget(budget_cap, cfg.context_token_budget, recent)
+    started = time.perf_counter()
+    qvec = ctx.embedder.embed([query])[0]
+    embed_ms = (time.perf_counter() - started) * 1000
+    qkws = query_keywords(query, 12)
+    now = time.time() if now is None else now  # "yesterday" is relative to now
+    depth = max(cfg.top_pages * 3, 60)
+
+    segments = _rank_segments(ctx, user_id, qvec, qkws, now) if strategy == "memoryos" else []
+    fused: dict[int, dict[str, Any]] = {}
+    short = {int(r["id"]) for r in short_rows}
+    for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth, short), start=1):
+        fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
+                      "fused": 1 / (RRF_K + rank)}
+    fts_words: list[str] = []
+    keyword_hits: list[int] = []
+    total = mid_term_pages(ctx, user_id, len(short))
+    if strategy == "memoryos" and qkws:
+        counts: dict[str, int] = {}
+        fts_words = distinctive_words(ctx, user_id, qkws, total, counts)
+        keyword_hits = search.keyword_search(ctx.store, user_id, fts_words, depth, total, counts)
+    for rank, pid in enumerate(keyword_hits, start=1):
+        entry = fused.setdefault(pid, {"id": pid, "fused": 0.0})
+        entry["keyword_rank"] = rank
+        entry["fused"] += KEYWORD_WEIGHT / (RRF_K + rank)
+    period = named_period(query, now) if strategy == "memoryos" else None
+    for rank, pid in enumerate(_period_hits(ctx, user_id, qvec, period, depth, total), start=1):
+        entry = fused.setdefault(pid, {"id": pid, "fused": 0.0})
+        entry["period_rank"] = rank
+        entry["fused"] += PERIOD_WEIGHT / (RRF_K + rank)
+    pages = sorted(fused.values(), key=lambda p: -p["fused"])
+    page_rows = rows_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages])
+    pages = [p for p in pages if p["id"] in page_rows]
+    if strategy == "memoryos":
+        pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
+        pages = _without_repeats(pages, page_rows)
+
+    # signals rows carry only their newest sentence into the trace, the one the block quotes
+    profile = [{**{k: r[k] for k in PROFILE_KEYS}, "signals": json.loads(r["signals"])[-1:]}
+               for r in state_rows.profile_rows(ctx.store, user_id)]
+    facts = _facts(ctx, user_id, qvec, query, now) if strategy == "memoryos" \
+        else {"user": [], "assistant": []}
+    scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
+
+    parts, block = assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages,
+                            qkws if strategy == "memoryos" else ())
+    in_prompt = {r["dimension"] for r in scored_profile if r.get("in_prompt")}
+    for row in profile:  # the trace lists every dimension; only these entered the prompt
+        row["in_prompt"] = row["dimension"] in in_prompt
+    used_segments = sorted({page_rows[p["id"]]["segment_id"] for p in pages
+                            if p.get("selected") and page_rows[p["id"]]["segment_id"]})
+    if record and used_segments:
+        with ctx.store.transaction(user_id) as conn:
+            record_visits(conn, user_id, used_segments, now)
+    for p in pages:
+        row = page_rows[p["id"]]
+        p.update(segment_id=row["segment_id"], timestamp=row["ts"], user=row["user_text"],
+                 assistant=row["assistant_text"], fused=round(p["fused"], 5))
+        p.setdefault("selected", False)
+    return {
+        "query": query, "query_keywords": qkws, "keyword_search_terms": fts_words,
+        "period": None if period is None else [  # first and last day searched
+            dt.datetime.fromtimestamp(t, tz=dt.UTC).date().isoformat()
+            for t in (period[0], period[1] - 1)],
+        "strategy": strategy,
+        "segments": segments[: max(cfg.top_segments * 2, 10)],
+        "pages": pages, "facts": facts, "profile": profile,
+        "used_segments": used_segments, "token_budget": budget, "recent_tokens": recent,
+        "prompt_parts": parts, "memory_block": block,
+        "timings_ms": {"embed": round(embed_ms, 2),
+                       "total": round((time.perf_counter() - started) * 1000, 2)},
+    }
+
+
+def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
+                   now: float) -> list[dict[str, Any]]:
+    """Segments by cos + Jaccard (the admission score), with heat; the top m marked selected."""
+    cfg = ctx.config
+    segments: list[dict[str, Any]] = [{"id": seg_id, "cos": round(cos, 4)} for seg_id, cos in
+                ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))]
+    seg_rows = state_rows.segments_by_id(ctx.store, user_id, [s["id"] for s in segments])
+    for seg in segments:
+        row = seg_rows.get(seg["id"])
+        if row is None:
+            continue
+        kws = json.loads(row["keywords"])
+        seg.update(summary=row["summary"], keywords=kws, jaccard=round(jaccard(qkws, kws), 4),
+                   heat=round(heat_terms(row, cfg, now)["heat"], 4))
+        seg["score"] = round(seg["cos"] + seg["jaccard"], 4)
+    segments = sorted((s for s in segments if "score" in s), key=lambda s: -s["score"])
+    for rank, seg in enumerate(segments):
+        seg["selected"] = rank < cfg.top_segments
+    return segments
+
+
+def _with_continuations(
+    ctx: Context, user_id: str, pages: list[dict[str, Any]],
+    page_rows: dict[int, dict[str, Any]], top: int,
+) -> list[dict[str, Any]]:
+    """Each of the `top` best pages is followed by the page that continues its dialogue.
+
+    The continuation is the page's chain link (next_id) or, for pending pages (not chained
+    yet), the next mid-term page of the same sitting (within CONTINUATION_GAP seconds). An
+    answer often sits in the exchange after the one that matches the question (LoCoMo dev set:
+    +2 points of recall at equal tokens over the same ranking without it). Only pages whose
+    lines are both short bring one (CONTINUATION_MAX_TOKENS).
+    """
+    heads = pages[:top]
+    wanted: dict[int, int] = {}
+    for p in heads:
+        row = page_rows[p["id"]]
+        if page_tokens(row) > CONTINUATION_MAX_TOKENS:  # a whole exchange already: none
+            continue
+        nxt = row["next_id"]
+        if nxt is None and row["segment_id"] is None:  # pending: not chained yet
+            nxt = rows_db.next_mid_term_page(ctx.store, user_id, row["ts"], row["id"],
+                                             row["ts"] + CONTINUATION_GAP)
+        if nxt is not None and nxt not in wanted.values():
+            wanted[p["id"]] = int(nxt)
+    missing = [i for i in wanted.values() if i not in page_rows]
+    page_rows.update(rows_db.exchanges_by_id(ctx.store, user_id, missing))
+    wanted = {h: n for h, n in wanted.items()
+              if n in page_rows and page_tokens(page_rows[n]) <= CONTINUATION_MAX_TOKENS}
+    by_id = {p["id"]: p for p in pages}
+    out: list[dict[str, Any]] = []
+    placed: set[int] = set()
+    for p in pages:
+        if p["id"] in placed:
+            continue
+        out.append(p)
+        placed.add(p["id"])
+        nxt = wanted.get(p["id"])
+        if nxt is None or nxt in placed or nxt not in page_rows \
+                or page_rows[nxt]["tier"] != "mid":
+            continue
+        entry = by_id.get(nxt) or {"id": nxt, "fused": 0.0}
+        entry["continues"] = p["id"]
+        out.append(entry)
+        placed.add(nxt)
+    return out
+
+
+def _without_repeats(pages: list[dict[str, Any]],
+                     page_rows: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Pages whose words repeat a better-ranked page's words are left out of the block.
+
+    The same exchange said twice (a greeting, a re-sent question, one chat imported from two
+    exports) would spend the budget on what the block already holds; the trace keeps them,
+    marked as repeats.
+    """
+    seen: dict[str, int] = {}
+    out: list[dict[str, Any]] = []
+    for p in pages:
+        row = page_rows[p["id"]]
+        key = " ".join(words(f"{row['user_text']} | {row['assistant_text']}"))
+        if key in seen:
+            p["repeats"] = seen[key]
+            continue
+        seen[key] = p["id"]
+        out.append(p)
+    return out + [p for p in pages if "repeats" in p]
+
+
+def _period_hits(ctx: Context, user_id: str, qvec: Any, period: tuple[float, float] | None,
+                 k: int, total: int) -> list[int]:
+    """The user's pages inside a named period, closest to the query first.
+
+    A period that holds more than half of the user's `total` mid-term pages tells nothing
+    (like a common word) and ranks none.
+    """
+    if period is None:
+        return []
+    ids = rows_db.mid_term_ids_between(ctx.store, user_id, period[0], period[1], PERIOD_PAGES)
+    if not ids or 2 * len(ids) > total:
+        return []
+    return [pid for pid, _ in ctx.index.search(user_id, "page", qvec, k, among=ids)]
+
+
+def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int,
+               short: set[int]) -> list[tuple[int, float]]:
+    """Top mid-term pages by cosine over all of them (short-term rows are in the index too)."""
+    hits = ctx.index.search(user_id, "page", qvec, k + len(short))
+    return [h for h in hits if h[0] not in short][:k]
+
+
+def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
+           now: float) -> dict[str, list[dict[str, Any]]]:
+    """The best current facts per list that score at least `fact_min_score` against the query.
+
+    A replaced fact (history) follows the current ones only when the query asks about the past
+    ("before", "used to", a named period it held in), with the values the found current facts
+    replaced; otherwise it is listed under `superseded_left_out` for the trace, not the prompt.
+    """
+    cfg = ctx.config
+    hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
+    rows = state_rows.facts_by_id(ctx.store, user_id,
+                                  [i for i, s in hits if s >= cfg.fact_min_score])
+    window = fact_history.past_window(query, now)
+    out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": [],
+                                            "superseded_left_out": []}
+    history: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
+    for fid, score in hits:
+        row = rows.get(fid)
+        if row is None:
+            continue
+        if row["valid_until"] is None:
+            if len(out[row["kind"]]) < cfg.top_facts:
+                out[row["kind"]].append(_fact_entry(row, score))
+        elif window is not None and fact_history.held_during(row, window):
+            history[row["kind"]].append(_fact_entry(row, score))
+        else:
+            out["superseded_left_out"].append(_fact_entry(row, score))
+    # what the found current facts replaced, back along the chain: history for a question on
+    # the past, else named in the trace as left out
+    seen = {f["id"] for part in (*out.values(), *history.values()) for f in part}
+    heads = [f["id"] for kind in ("user", "assistant") for f in out[kind]]
+    for _ in range(HISTORY_STEPS if window is not None else 1):
+        if not heads:
+            break
+        older = [r for r in state_rows.fact_predecessors(ctx.store, user_id, heads)
+                 if r["id"] not in seen]
+        vecs = ctx.index.vectors_of(user_id, "fact", [r["id"] for r in older])
+        for r in older:
+            seen.add(r["id"])
+            entry = _fact_entry(r, float(vecs[r["id"]] @ qvec) if r["id"] in vecs else 0.0)
+            if window is not None and fact_history.held_during(r, window):
+                history[r["kind"]].append(entry)
+            else:
+                out["superseded_left_out"].append(entry)
+        heads = [r["id"] for r in older]
+    for kind in ("user", "assistant"):
+        out[kind] += history[kind][: cfg.top_facts]
+    return out
+
+
+def _fact_entry(row: dict[str, Any], score: float) -> dict[str, Any]:
+    """A fact as the trace lists it, with its time: a replaced fact is marked superseded."""
+    return {"id": row["id"], "text": row["text"], "score": round(score, 4),
+            "sources": json.loads(row["sources"]), "valid_from": row["valid_from"],
+            "valid_until": row["valid_until"], "superseded_by": row["superseded_by"],
+            "superseded": row["valid_until"] is not None}
+
+
+_PROFILE_VECTORS: dict[tuple[str, str], Any] = {}
+
+
+def _score_profile(ctx: Context, profile: list[dict[str, Any]],
+                   qvec: Any) -> list[dict[str, Any]]:
+    """Profile rows that score at least `profile_min_score` against the query, best first.
+
+    Row embeddings are cached by text: a profile changes only when it is analysed.
+    """
+    if not profile:
+        return []
+    texts = [profile_line(r)[2:] for r in profile]
+    fresh = [t for t in texts if (ctx.embedder.name, t) not in _PROFILE_VECTORS]
+    if fresh:
+        if len(_PROFILE_VECTORS) > 20_000:
+            _PROFILE_VECTORS.clear()
+        for text, vec in zip(fresh, ctx.embedder.embed(fresh), strict=True):
+            _PROFILE_VECTORS[(ctx.embedder.name, text)] = vec
+    scored = []
+    for row, text in zip(profile, texts, strict=True):
+        score = float(_PROFILE_VECTORS[(ctx.embedder.name, text)] @ qvec)
+        if score >= ctx.config.profile_min_score:
+            scored.append({**row, "score": round(score, 4)})
+    return sorted(scored, key=lambda r: -r["score"])[:PROFILE_ROWS]
+
+

@@ -1,0 +1,1 @@
+"""A user's control of their own memory: search, forget, correct, erase."""

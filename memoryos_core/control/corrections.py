@@ -1,0 +1,106 @@
+"""The user's corrections: edit or delete a fact or a profile dimension.
+
+Each is saved as the user's (`by_user`), which analysis never overwrites or deletes, after a
+version of the memory before it (so a correction can be undone like any change).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..transfer import versions
+from ..context import Context
+from ..errors import InvalidInput, NotFound
+from ..memory.persona import DIMENSIONS, LEVELS
+from ..storage import correction_rows, state_rows
+from ..text import normalise
+
+MAX_FACT = 500
+MAX_REASON = 500
+
+
+def _fact(ctx: Context, user_id: str, fact_id: int) -> dict[str, Any]:
+    row = state_rows.facts_by_id(ctx.store, user_id, [fact_id]).get(fact_id)
+    if row is None:
+        raise NotFound(f"no fact {fact_id}")
+    return row
+
+
+def edit_fact(ctx: Context, user_id: str, fact_id: int, text: Any) -> dict[str, Any]:
+    """Replace a fact's text with the user's (embedded again, so retrieval finds the new text)."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("a fact needs some text (to remove it, delete it)")
+    text = " ".join(text.split())
+    if len(text) > MAX_FACT:
+        raise InvalidInput(f"a fact is at most {MAX_FACT} characters")
+    old = _fact(ctx, user_id, fact_id)
+    vec = ctx.embedder.embed([text])[0]
+    with ctx.store.transaction(user_id) as conn:
+        saved = versions.snapshot(ctx, user_id, f"before correcting fact {fact_id}")
+        if not correction_rows.update_fact(conn, user_id, fact_id, text, normalise(text),
+                                           time.time()):
+            raise NotFound(f"no fact {fact_id}")
+        ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
+        ctx.store.log_event(conn, user_id, "correction", {
+            "fact": fact_id, "kind": old["kind"], "action": "edited",
+            "saved_as": saved["version"]})
+    return {"fact": fact_id, "kind": old["kind"], "text": text, "saved_as": saved["version"]}
+
+
+def delete_fact(ctx: Context, user_id: str, fact_id: int) -> dict[str, Any]:
+    """Delete one fact."""
+    old = _fact(ctx, user_id, fact_id)
+    with ctx.store.transaction(user_id) as conn:
+        saved = versions.snapshot(ctx, user_id, f"before deleting fact {fact_id}")
+        if not correction_rows.delete_fact(conn, user_id, fact_id):
+            raise NotFound(f"no fact {fact_id}")
+        ctx.store.log_event(conn, user_id, "correction", {
+            "fact": fact_id, "kind": old["kind"], "action": "deleted",
+            "saved_as": saved["version"]})
+    return {"deleted_fact": fact_id, "kind": old["kind"], "saved_as": saved["version"]}
+
+
+def _family(ctx: Context, user_id: str, dimension: Any) -> tuple[str, str, bool]:
+    """(dimension, family, stored) of a stored or known dimension name."""
+    if not isinstance(dimension, str) or not dimension.strip():
+        raise InvalidInput("name the profile dimension")
+    dimension = dimension.strip()
+    stored = {r["dimension"]: r for r in state_rows.profile_rows(ctx.store, user_id)}
+    if dimension in stored:
+        return dimension, str(stored[dimension]["family"]), True
+    if dimension in DIMENSIONS:
+        return dimension, DIMENSIONS[dimension], False
+    raise NotFound(f"no profile dimension {dimension[:80]!r}")
+
+
+def edit_profile(ctx: Context, user_id: str, dimension: Any, level: Any,
+                 reason: Any = "") -> dict[str, Any]:
+    """Set a profile dimension's level (and reason) to the user's."""
+    if level not in LEVELS:
+        raise InvalidInput(f"level must be one of {', '.join(LEVELS)}")
+    reason = " ".join(str(reason or "").split()) or "set by you"
+    if len(reason) > MAX_REASON:
+        raise InvalidInput(f"a reason is at most {MAX_REASON} characters")
+    name, family, _ = _family(ctx, user_id, dimension)
+    with ctx.store.transaction(user_id) as conn:
+        saved = versions.snapshot(ctx, user_id, f"before correcting profile {name}")
+        correction_rows.save_profile(conn, user_id, name, family, level, reason, time.time())
+        ctx.store.log_event(conn, user_id, "correction", {
+            "dimension": name, "action": "edited", "level": level,
+            "saved_as": saved["version"]})
+    return {"dimension": name, "family": family, "level": level, "reason": reason,
+            "saved_as": saved["version"]}
+
+
+def delete_profile(ctx: Context, user_id: str, dimension: Any) -> dict[str, Any]:
+    """Delete one stored profile dimension."""
+    name, _, stored = _family(ctx, user_id, dimension)
+    if not stored:
+        raise NotFound(f"no profile dimension {name!r} is stored")
+    with ctx.store.transaction(user_id) as conn:
+        saved = versions.snapshot(ctx, user_id, f"before deleting profile {name}")
+        correction_rows.delete_profile(conn, user_id, name)
+        ctx.store.log_event(conn, user_id, "correction", {
+            "dimension": name, "action": "deleted", "saved_as": saved["version"]})
+    return {"deleted_dimension": name, "saved_as": saved["version"]}

@@ -1,0 +1,1 @@
+"""The memory tiers: admission, segments and their heat, eviction, analysis, the persona."""

@@ -1,0 +1,196 @@
+"""Long-term analysis: hot segments feed the structured profile and the fact lists."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import numpy as np
+
+from . import fact_history, profile_update
+from ..context import Context
+from ..errors import ModelError
+from .heat import heat_terms
+from ..llm.structured import call_structured
+from .prompts import (
+    PAGE_TOKENS,
+    facts_messages,
+    facts_schema,
+    profile_messages,
+    profile_schema,
+    validate_facts,
+    validate_profile,
+)
+from ..storage import correction_rows, persona_rows, segments, state_rows
+from ..storage.db import Connection
+from ..text import normalise
+
+CHUNK_PAGES = 8  # pages per analysis call, so prompts fit a small model's window
+RELATED_PER_PAGE = 3  # facts searched per analysed page, shown to the model as replaceable
+RELATED_SCORE = 0.4  # ... when at least this close to the page
+RELATED_FACTS = 8  # ... at most this many per call
+_FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I am|my|My|we|We)\b")
+
+
+def segments_due(ctx: Context, user_id: str, force: bool) -> list[dict[str, Any]]:
+    """Segments with unanalysed pages whose heat reached the threshold (all of them if forced)."""
+    rows = segments.segments_with_unanalysed_pages(ctx.store, user_id)
+    now = time.time()
+    return [s for s in rows
+            if force or heat_terms(s, ctx.config, now)["heat"] >= ctx.config.heat_threshold]
+
+
+def analyse(ctx: Context, user_id: str, force: bool = False,
+            progress: Any = None) -> dict[str, Any]:
+    """Analyse due segments in chunks of pages; each chunk is stored before pages are marked."""
+    due = segments_due(ctx, user_id, force)
+    report: dict[str, Any] = {"segments": [s["id"] for s in due], "pages": 0,
+                              "profile_changes": [], "facts_added": [], "facts_merged": 0,
+                              "facts_superseded": [], "fallbacks": []}
+    if not due:
+        return report
+    seg_ids = [s["id"] for s in due]
+    pages = segments.unanalysed_pages(ctx.store, user_id, seg_ids)
+    chunks = [pages[i : i + CHUNK_PAGES] for i in range(0, len(pages), CHUNK_PAGES)]
+    for n, chunk in enumerate(chunks, start=1):
+        _analyse_chunk(ctx, user_id, chunk, report)
+        if progress:
+            progress(n, len(chunks), "analysis")
+    with ctx.store.transaction(user_id) as conn:
+        segments.reset_analysed_segments(conn, user_id, seg_ids, time.time())
+        ctx.store.log_event(conn, user_id, "analysis", report)
+    return report
+
+
+def _analyse_chunk(
+    ctx: Context, user_id: str, chunk: list[dict[str, Any]], report: dict[str, Any]
+) -> None:
+    ids = [int(p["id"]) for p in chunk]
+    dims: list[dict[str, Any]] | None = None
+    facts: dict[str, list[dict[str, Any]]] | None = None
+    if ctx.mode("analysis") == "llm":
+        budget = 180 + PAGE_TOKENS * len(chunk)
+        texts = {int(p["id"]): f"{p['user_text']} {p['assistant_text']}" for p in chunk}
+        model = ctx.chat_model()
+        try:  # the two calls are independent: one failing does not skip the other
+            dims = call_structured(
+                # the stored evidence goes in too: a level is for all of it, not this batch
+                model, profile_messages(chunk, profile_update.earlier_evidence(ctx, user_id)),
+                profile_schema(ids),
+                lambda v: validate_profile(v, ids, texts), retries=ctx.config.structured_retries,
+                max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
+        except ModelError as exc:
+            report["fallbacks"].append(f"profile: {exc}")
+            ctx.store.add_usage(user_id, "analysis", 0, 0, fallback=True)
+        related = _related_facts(ctx, user_id, ids)
+        known = [int(f["id"]) for f in related]
+        try:
+            facts = call_structured(
+                model, facts_messages(chunk, related), facts_schema(ids, known),
+                lambda v: validate_facts(v, ids, texts, known),
+                retries=ctx.config.structured_retries,
+                max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
+        except ModelError as exc:
+            report["fallbacks"].append(f"facts: {exc}")
+            ctx.store.add_usage(user_id, "analysis", 0, 0, fallback=True)
+    if dims is None:
+        dims = profile_update.extractive(ctx, chunk)  # signals, never a level
+    judged = facts is not None  # the model said which facts replace which
+    if facts is None:
+        facts = extractive_facts(chunk)
+    said_at = {int(p["id"]): float(p["ts"]) for p in chunk}
+    fact_rows = [(kind, dict(f, valid_from=max(said_at[i] for i in f["sources"])))
+                 for kind in ("user", "assistant") for f in facts[kind]]
+    vecs = ctx.embedder.embed([f["text"] for _, f in fact_rows]) if fact_rows else None
+    now = time.time()
+    with ctx.store.transaction(user_id) as conn:
+        profile_update.store(conn, user_id, dims, now, report)
+        for (kind, fact), vec in zip(fact_rows, vecs if vecs is not None else [], strict=True):
+            _merge_fact(ctx, conn, user_id, kind, fact, vec, now, report, judged)
+        for kind in ("user", "assistant"):
+            _enforce_fact_capacity(ctx, conn, user_id, kind)
+        segments.mark_analysed(conn, user_id, ids)
+    report["pages"] += len(ids)
+
+
+def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: dict[str, Any],
+                vec: np.ndarray, now: float, report: dict[str, Any], judged: bool) -> None:
+    """Insert a fact, or merge it into one with the same text or a near vector that held when
+    it was said; a new fact may replace an older one on the same subject (kept as history)."""
+    norm = normalise(fact["text"])
+    said = float(fact["valid_from"])
+    known = persona_rows.facts_with_vectors(conn, user_id, kind)
+    same = next((k for k in known if k["norm"] == norm and fact_history.holds_at(k, said)), None)
+    if same is None:
+        same = next((k for k in known if fact_history.holds_at(k, said)
+                     and float(k["vec"] @ vec) >= ctx.config.fact_merge_similarity
+                     and not fact_history.numbers_differ(k["text"], fact["text"])), None)
+    if same is not None:
+        merged = sorted(set(same["sources"]) | set(fact["sources"]))
+        start = min(said, same["valid_from"] if same["valid_from"] is not None else said)
+        persona_rows.merge_fact_sources(conn, user_id, same["id"], merged, now, start)
+        report["facts_merged"] += 1
+        return
+    fact_id = persona_rows.insert_fact(conn, user_id, kind, fact["text"], norm,
+                                       fact["sources"], now, said)
+    ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
+    report["facts_added"].append({"id": fact_id, "kind": kind, "text": fact["text"]})
+    current = [k for k in known if k["valid_until"] is None]
+    if judged:  # the model's judgement: the fact it named, if still current
+        older = next((k for k in current if k["id"] == fact.get("replaces")), None)
+    else:  # the extractive rule: the closest current fact on the same subject, another value
+        scored = sorted(((float(k["vec"] @ vec), k) for k in current), key=lambda sk: -sk[0])
+        older = next((k for cos, k in scored if fact_history.same_subject_other_value(
+            k["text"], fact["text"], cos, ctx.config.fact_merge_similarity)), None)
+    if older is None or older["valid_from"] is None or older["valid_from"] == said:
+        return  # said in the same turn: both hold
+    if older["id"] in correction_rows.user_fact_ids(conn, user_id):
+        return  # the user's own correction: analysis never replaces it
+    new = {"id": fact_id, "text": fact["text"], "valid_from": said}
+    old, young = (older, new) if older["valid_from"] < said else (new, older)
+    persona_rows.supersede_fact(conn, user_id, old["id"], young["id"], young["valid_from"])
+    report["facts_superseded"].append({"old": old["id"], "old_text": old["text"],
+                                       "new": young["id"], "new_text": young["text"]})
+
+
+def _related_facts(ctx: Context, user_id: str, page_ids: list[int]) -> list[dict[str, Any]]:
+    """Current facts close to the pages being analysed (the model may say one is replaced)."""
+    found: dict[int, float] = {}
+    for vec in ctx.index.vectors_of(user_id, "page", page_ids).values():
+        for fact_id, score in ctx.index.search(user_id, "fact", vec, RELATED_PER_PAGE):
+            if score >= RELATED_SCORE:
+                found[fact_id] = max(score, found.get(fact_id, score))
+    rows = state_rows.facts_by_id(ctx.store, user_id, list(found))
+    best = sorted((i for i in found if i in rows and rows[i]["valid_until"] is None),
+                  key=lambda i: -found[i])[:RELATED_FACTS]
+    return [rows[i] for i in sorted(best)]
+
+
+def _enforce_fact_capacity(ctx: Context, conn: Connection, user_id: str, kind: str) -> None:
+    """Keep the best-supported current facts within capacity, and as many replaced ones."""
+    mine = correction_rows.user_fact_ids(conn, user_id)  # the user's corrections stay
+    support = [f for f in persona_rows.fact_support(conn, user_id, kind) if f[0] not in mine]
+    gone: list[int] = []
+    for history in (False, True):
+        rows = [f for f in support if (f[3] is not None) == history]
+        extra = len(rows) - ctx.config.fact_capacity
+        if extra > 0:  # the weakest go: fewest sources, then oldest update (or end), lowest id
+            rows.sort(key=lambda f: (f[3] or 0.0, f[1], f[2], f[0]) if history
+                      else (f[1], f[2], f[0]))
+            gone += [f[0] for f in rows[:extra]]
+    persona_rows.delete_facts(conn, user_id, gone)
+
+
+def extractive_facts(chunk: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """First-person statements as facts (no chat model): the user's and the assistant's."""
+    out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
+    for page in chunk:
+        for kind, text in (("user", page["user_text"]), ("assistant", page["assistant_text"])):
+            for sentence in re.split(r"(?<=[.!?])\s+", text):
+                sentence = sentence.strip()
+                if 20 <= len(sentence) <= 240 and _FIRST_PERSON.search(sentence) \
+                        and not sentence.endswith("?"):
+                    out[kind].append({"text": sentence, "sources": [int(page["id"])]})
+                    break
+    return out

@@ -1,0 +1,59 @@
+"""Capacity eviction: the coldest segments leave mid-term memory, recorded in the event log."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..context import Context
+from .heat import heat_terms
+from ..storage import persona_rows, segments
+from ..storage.db import Connection
+
+
+def evict_overflow(
+    ctx: Context, conn: Connection, user_id: str, now: float
+) -> list[dict[str, Any]]:
+    """Evict the coldest segments beyond capacity inside the caller's transaction."""
+    rows = segments.user_segments(conn, user_id)
+    excess = len(rows) - ctx.config.mid_term_capacity
+    if excess <= 0:
+        return []
+    rows.sort(key=lambda s: (heat_terms(s, ctx.config, now)["heat"], s["id"]))
+    evicted = []
+    for seg in rows[:excess]:
+        pages = segments.segment_pages(conn, user_id, seg["id"])
+        record: dict[str, Any] = {
+            "segment": {"id": seg["id"], "summary": seg["summary"],
+                        "keywords": json.loads(seg["keywords"]),
+                        **heat_terms(seg, ctx.config, now)},
+            "pages": pages,
+        }
+        segments.delete_segment(conn, user_id, seg["id"])  # pages cascade
+        record["evidence_dropped"] = _drop_evidence(conn, user_id, {p["id"] for p in pages})
+        ctx.store.log_event(conn, user_id, "eviction", record)
+        evicted.append({"segment_id": seg["id"], "pages": len(pages)})
+    return evicted
+
+
+def _drop_evidence(conn: Connection, user_id: str, gone: set[int]) -> int:
+    """Remove evicted page ids from facts' sources and profile evidence (no dead links).
+
+    Facts and profile rows stay: long-term memory outlives the dialogue it came from, and the
+    event log keeps the evicted pages' text. Returns how many rows lost evidence.
+    """
+    if not gone:
+        return 0
+    changed = 0
+    for fact_id, ids in persona_rows.fact_sources(conn, user_id):
+        kept = [i for i in ids if i not in gone]
+        if len(kept) != len(ids):
+            persona_rows.set_fact_sources(conn, user_id, fact_id, kept)
+            changed += 1
+    for dimension, ids, said in persona_rows.profile_evidence(conn, user_id):
+        kept = [i for i in ids if i not in gone]
+        if len(kept) != len(ids):  # a signal keeps its sentence and loses its link
+            unlinked = [dict(s, page=None) if s.get("page") in gone else s for s in said]
+            persona_rows.set_profile_evidence(conn, user_id, dimension, kept, unlinked)
+            changed += 1
+    return changed

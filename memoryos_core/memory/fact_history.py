@@ -1,0 +1,152 @@
+"""Facts over time: when a newer fact replaces an older one, and which questions ask the past.
+
+A fact holds from the turn that said it (`valid_from`) until a later turn says otherwise
+(`valid_until`, with `superseded_by` naming the newer fact); the older fact is kept as history.
+Without a chat model the rule is extractive: the two facts are about the same subject (their
+embeddings are close, yet not so close that they are one fact said twice, which is merged) and
+each names a value the other lacks (numbers, names, content words). With a model, the fact
+extraction call is shown the related facts and says which one a new fact replaces.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .grounding import GENERIC, _stem
+from ..text import STOP_WORDS, words
+from ..timeframe import named_period
+
+# Lower bound of the cosine band of "the same subject" (all-MiniLM-L6-v2); the upper bound is
+# the merge threshold (fact_merge_similarity). Tuned on the 3 LoCoMo dev conversations with
+# benchmarks/supersession.py (README, "Facts over time").
+SAME_SUBJECT = 0.55
+
+_PAST = re.compile(
+    r"\b(before|used to|use to|previous|previously|formerly|former|earlier|originally|"
+    r"at first|in the past|back then|back when|last year|ago|anymore|any more|no longer|"
+    r"prior|(?<!how )old)\b", re.IGNORECASE)
+# words that say a state changed ("I sold the Subaru", "now", "moved to Denver")
+_CHANGE = re.compile(
+    r"\b(now|new|newly|no longer|anymore|any more|sold|moved|switched|changed|quit|replaced|"
+    r"upgraded|instead|these days|nowadays|broke up|divorced)\b", re.IGNORECASE)
+# number words ("one" is left out: mostly a pronoun, "the one I just bought")
+_NUMBER_WORDS = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11",
+                 "twelve": "12", "twenty": "20", "hundred": "100"}
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\"'(]\s*)$")
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in words(text)}
+
+
+def values(text: str) -> set[str]:
+    """The words that name a value: numbers (digits or number words) and names (a capital
+    inside a sentence: 'Subaru', 'Denver', 'Coldplay'), stemmed and lower-cased."""
+    out = set()
+    for match in _TOKEN.finditer(text):
+        word = match.group(0)
+        low = word.lower().replace("’", "'")
+        if any(c.isdigit() for c in word) or low in _NUMBER_WORDS:
+            out.add(_NUMBER_WORDS.get(low, low))
+        elif word[0].isupper() and low not in STOP_WORDS and low not in ("i", "i'm", "i've") \
+                and not _SENTENCE_START.search(text[: match.start()]):
+            out.add(_stem(low))
+    return out
+
+
+def subject_words(text: str) -> set[str]:
+    """Content words (stemmed), which two statements on one subject share."""
+    return {_stem(w) for w in words(text)
+            if len(w) > 2 and w not in STOP_WORDS and w not in GENERIC and not w.isdigit()}
+
+
+def numbers_differ(old: str, new: str) -> bool:
+    """True when each text holds a number the other lacks ('for 6 months' -> 'for 9 months')."""
+    a = {v for v in values(old) if v[0].isdigit()}
+    b = {v for v in values(new) if v[0].isdigit()}
+    return bool(a - b) and bool(b - a)
+
+
+def same_subject_other_value(old: str, new: str, cos: float, merge: float,
+                             least: float = SAME_SUBJECT) -> bool:
+    """The extractive rule: the newer statement is on the older one's subject and names another
+    value.
+
+    At or above the merge similarity only numbers tell an update from a repetition. Within the
+    band, the two share a content word (the subject), the newer names a value (number or name)
+    the older does not mention, and either the older names one the newer drops or the newer
+    says that something changed ("now", "sold", "moved").
+    """
+    if cos >= merge:
+        return numbers_differ(old, new)
+    if cos < least or not subject_words(old) & subject_words(new):
+        return False
+    gained = {v for v in values(new) if v not in _stems(old) and v not in words(old)}
+    dropped = {v for v in values(old) if v not in _stems(new) and v not in words(new)}
+    return bool(gained) and (bool(dropped) or _CHANGE.search(new) is not None)
+
+
+def holds_at(row: dict[str, Any], when: float) -> bool:
+    """True when a stored fact was still current at `when` (a duplicate said then joins it)."""
+    until = row.get("valid_until")
+    return until is None or when < float(until)
+
+
+def asks_about_past(query: str) -> bool:
+    """True when a question asks about an earlier state ("before", "used to", "previous")."""
+    return _PAST.search(query) is not None
+
+
+def past_window(query: str, now: float) -> tuple[float, float] | None:
+    """The span of time whose replaced facts a question may want: all of it for "before" and
+    its kin, a named period's span ("in May 2023"), else None (current facts only)."""
+    if asks_about_past(query):
+        return (float("-inf"), float("inf"))
+    return named_period(query, now)
+
+
+def held_during(row: dict[str, Any], window: tuple[float, float]) -> bool:
+    """True when a fact's validity overlaps the window."""
+    start = float(row.get("valid_from") or row.get("created_at") or 0.0)
+    until = row.get("valid_until")
+    end = float("inf") if until is None else float(until)
+    return start < window[1] and end > window[0]
+
+
+def date_label(ts: float) -> str:
+    """A day as facts show it, e.g. '12 May 2023'."""
+    d = dt.datetime.fromtimestamp(ts, tz=dt.UTC)
+    return f"{d.day} {d:%B %Y}"
+
+
+def timeline(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Facts with their history: each current fact (or replaced fact whose successor is gone)
+    with `history`, the chain of the values it replaced, newest first, each with its dates."""
+    rows = list(rows)
+    by_id = {int(r["id"]): r for r in rows}
+    before: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r.get("superseded_by") is not None and int(r["superseded_by"]) in by_id:
+            before.setdefault(int(r["superseded_by"]), []).append(r)
+    out = []
+    for r in rows:
+        if r.get("superseded_by") is not None and int(r["superseded_by"]) in by_id:
+            continue  # shown in the history of the fact that replaced it
+        chain: list[dict[str, Any]] = []
+        todo = sorted(before.get(int(r["id"]), []), key=lambda x: -float(x["valid_until"] or 0))
+        seen = {int(r["id"])}
+        while todo:
+            older = todo.pop(0)
+            if int(older["id"]) in seen:
+                continue
+            seen.add(int(older["id"]))
+            chain.append(older)
+            todo = sorted(todo + before.get(int(older["id"]), []),
+                          key=lambda x: -float(x["valid_until"] or 0))
+        out.append({"fact": r, "history": chain})
+    return out

@@ -1,0 +1,196 @@
+"""Import a dialogue as one unit: parse, validate everything, then admit in one transaction.
+
+A text over max_text_chars is cut with a visible note and listed in the report's `cut`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from . import importers, versions
+from ..memory.admission import NewExchange, admit, check_exchange
+from ..context import Context
+from ..errors import ImportFormatError, InvalidInput
+from .longmemeval import parse_longmemeval
+from ..storage import exchanges as rows_db
+from ..storage import lookup
+
+Progress = Callable[[int, int, str], None]
+EMBED_BATCH = 64
+CUT_NOTE = " [... cut: {:,} more characters not stored]"
+CUT_AT_SPACE = 200  # a cut backs up to a space this close, so it does not split a word
+
+
+
+def parse(doc: Any, fmt: str, speaker: str | None = None, select: str | None = None) -> list[importers.Item]:
+    """Items of a loaded document in the given (already detected) format."""
+    if fmt == "playground":
+        return importers.parse_playground(doc)
+    if fmt == "locomo":
+        return importers.parse_locomo(doc, speaker, select)
+    if fmt == "longmemeval":
+        return parse_longmemeval(doc, select)
+    if fmt == "chatgpt":
+        return importers.parse_chatgpt(doc)
+    if fmt == "transcript":
+        if not isinstance(doc, str):
+            raise ImportFormatError("a transcript must be plain text")
+        return importers.parse_transcript(doc)
+    raise ImportFormatError(f"unknown format {fmt!r}; use one of {', '.join(importers.FORMATS)}")
+
+
+def fit_text(text: str, limit: int) -> tuple[str, int]:
+    """A text over the limit cut to fit it with a visible note; (text, characters left out).
+
+    Cut, not stored whole: the other ways in (chat, add_exchange) keep texts within
+    max_text_chars, the embedder reads only a page's first 256 tokens, and the consolidation
+    and analysis prompts carry page texts. The note counts toward the limit.
+    """
+    text = text.strip()
+    if len(text) <= limit:
+        return text, 0
+    keep = limit - len(CUT_NOTE.format(len(text)))
+    if keep <= 0:  # a limit too small for the note: the report still lists the cut
+        return text[:limit], len(text) - limit
+    start = max(0, keep - CUT_AT_SPACE)
+    window = text[start : keep + 1]
+    space = max(window.rfind(" "), window.rfind("\n"))
+    head = text[: start + space if space > 0 else keep].rstrip()
+    return head + CUT_NOTE.format(len(text) - len(head)), len(text) - len(head)
+
+
+def _chosen(doc: Any, fmt: str, select: str | None) -> dict[str, Any] | None:
+    """Which item of a many-conversation file is imported (LoCoMo, LongMemEval), of how many."""
+    if fmt not in ("locomo", "longmemeval") or not isinstance(doc, list):
+        return None
+    key = "sample_id" if fmt == "locomo" else "question_id"
+    ids = [str(d.get(key)) for d in doc if isinstance(d, dict)]
+    return {"field": key, "id": select or (ids[0] if ids else None), "of": len(ids)}
+
+
+def prepare(
+    ctx: Context, user_id: str | None, source: Any, fmt: str = "auto",
+    speaker: str | None = None, select: str | None = None,
+) -> dict[str, Any]:
+    """Parse and validate without writing: the exchanges to admit and the items skipped."""
+    if fmt not in importers.FORMATS:
+        raise ImportFormatError(f"unknown format {fmt!r}; use one of"
+                                f" {', '.join(importers.FORMATS)}")
+    doc = importers.load_source(source)
+    fmt = importers.detect(doc) if fmt == "auto" else fmt
+    if fmt == "memoryos-export":
+        versions.check_export(doc)
+        return {"format": fmt, "document": doc, "exchanges": [], "skipped": [],
+                "total": len(doc["exchanges"])}
+    try:
+        items = parse(doc, fmt, speaker, select)
+    except (TypeError, AttributeError, KeyError, ValueError):  # a shape no check foresaw
+        raise ImportFormatError(f"the document is not a valid {fmt} dialogue: a field has an"
+                                " unexpected type") from None
+    known = set()
+    if user_id is not None:
+        known = rows_db.content_keys(ctx.store, user_id)
+    base = time.time()
+    limit = ctx.config.max_text_chars
+    ready: list[tuple[NewExchange, importers.Item]] = []
+    skipped = []
+    cut: list[dict[str, Any]] = []  # "n" is the position in `ready`
+    seen: dict[tuple[str, str], int] = {}
+    for n, item in enumerate(items):
+        if item.skip:
+            skipped.append({"where": item.where, "reason": item.skip})
+            continue
+        if not item.user.strip() and not item.assistant.strip():
+            skipped.append({"where": item.where, "reason": "both texts are empty"})
+            continue
+        identity = ""
+        if item.ts is None:  # no time in the source: the n-th copy of these texts is the key
+            pair = (item.user.strip(), item.assistant.strip())
+            seen[pair] = seen.get(pair, 0) + 1
+            identity = f"untimed#{seen[pair]}"
+        ts = item.ts if item.ts is not None else base + n * 0.001
+        (user, user_cut), (assistant, assistant_cut) = (fit_text(item.user, limit),
+                                                        fit_text(item.assistant, limit))
+        try:
+            new = check_exchange(ctx.config, user, assistant, ts,
+                                 source=f"import:{fmt} {item.ref}"[:120].strip(),
+                                 where=item.where, identity=identity)
+        except InvalidInput as exc:
+            raise ImportFormatError(str(exc)) from None
+        if new.key in known:
+            skipped.append({"where": item.where, "reason": "already imported"})
+            continue
+        known.add(new.key)
+        for side, whole, dropped in (("user", item.user, user_cut),
+                                     ("assistant", item.assistant, assistant_cut)):
+            if dropped:
+                cut.append({"n": len(ready), "where": item.where, "ref": item.ref, "side": side,
+                            "chars": len(whole.strip()), "cut": dropped})
+        ready.append((new, item))
+    return {"format": fmt, "exchanges": ready, "skipped": skipped, "total": len(items),
+            "cut": cut, "chosen": _chosen(doc, fmt, select)}
+
+
+def preview(ctx: Context, user_id: str, source: Any, fmt: str = "auto",
+            speaker: str | None = None, select: str | None = None,
+            limit: int = 20) -> dict[str, Any]:
+    """What an import would do, with the first exchanges, writing nothing."""
+    plan = prepare(ctx, user_id, source, fmt, speaker, select)
+    if plan["format"] == "memoryos-export":  # not an addition: the whole memory is replaced
+        return {"format": plan["format"], "total": plan["total"], "to_import": plan["total"],
+                "skipped": [], "cut": [], "sample": [], "replaces_memory": True,
+                "export_counts": versions.counts(plan["document"])}
+    return {
+        "format": plan["format"], "total": plan["total"], "to_import": len(plan["exchanges"]),
+        "replaces_memory": False, "chosen": plan["chosen"],
+        "skipped": plan["skipped"], "max_text_chars": ctx.config.max_text_chars,
+        "cut": [{k: v for k, v in c.items() if k != "n"} for c in plan["cut"]],
+        "sample": [{"user": n.user_text[:300], "assistant": n.assistant_text[:300], "ts": n.ts,
+                    "where": item.where} for n, item in plan["exchanges"][:limit]],
+    }
+
+
+def import_dialogue(
+    ctx: Context, user_id: str, source: Any, fmt: str = "auto", speaker: str | None = None,
+    progress: Progress | None = None, select: str | None = None,
+) -> dict[str, Any]:
+    """Admit every valid exchange of a document in one transaction; report what was skipped."""
+    plan = prepare(ctx, user_id, source, fmt, speaker, select)
+    if plan["format"] == "memoryos-export":
+        result = versions.replace_with_export(ctx, user_id, plan["document"])
+        return {"format": plan["format"], "total": plan["total"],
+                "imported": plan["total"], "skipped": [], "cut": [], **result}
+    ready = plan["exchanges"]
+    total = len(ready)
+    vectors: list[Any] = []
+    for start in range(0, total, EMBED_BATCH):
+        chunk = ready[start : start + EMBED_BATCH]
+        vectors.extend(ctx.embedder.embed([n.page_text for n, _ in chunk]))
+        if progress:
+            progress(min(start + EMBED_BATCH, total), total, "embedding")
+    ids: list[int] = []
+    refs: dict[int, str] = {}
+    saved = None
+    with ctx.store.transaction(user_id) as conn:
+        # the memory before, as a version to restore: an import can be undone (into an empty
+        # memory it is undone by clear, so no empty version is kept)
+        if ready and lookup.holds_memory(ctx.store, user_id):
+            saved = versions.snapshot(ctx, user_id, f"before import ({plan['format']},"
+                                      f" {total} exchanges)")["version"]
+        for (new, item), vec in zip(ready, vectors, strict=True):
+            exchange_id, _ = admit(conn, ctx.store, ctx.config, user_id, new, vec)
+            ids.append(exchange_id)
+            if item.ref:
+                refs[exchange_id] = item.ref
+        ctx.store.log_event(conn, user_id, "import", {
+            "format": plan["format"], "imported": total, "skipped": len(plan["skipped"]),
+            "cut": len(plan["cut"]), "saved_as": saved})
+    if progress:
+        progress(total, total, "stored")
+    cut = [{"exchange_id": ids[c["n"]], **{k: v for k, v in c.items() if k != "n"}}
+           for c in plan["cut"]]
+    return {"format": plan["format"], "total": plan["total"], "imported": total,
+            "skipped": plan["skipped"], "cut": cut, "max_text_chars": ctx.config.max_text_chars,
+            "chosen": plan["chosen"], "exchange_ids": ids, "refs": refs, "saved_as": saved}

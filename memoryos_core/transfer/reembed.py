@@ -1,0 +1,110 @@
+"""The embedding model a store was made with: recorded, checked on open, and changed by
+re-embedding every vector (live rows and stored versions) in one transaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInput
+from ..llm.base import Embedder
+from ..llm.embedder import DEFAULT_MODEL
+from ..storage import snapshots, vector_cache, vector_rows
+from ..storage.base import BaseStore
+from .versions import _b64
+
+Progress = Callable[[int, int, str], None]
+BATCH = 64
+
+
+class EmbeddingModelMismatch(InvalidInput):
+    """The store's vectors were made with another embedding model."""
+
+
+def recorded_model(store: BaseStore) -> dict[str, Any] | None:
+    """{'name', 'dim'} recorded in the store, or None for a store that never recorded one."""
+    rows = vector_rows.embedding_meta(store)
+    if "embedding_model" not in rows:
+        return None
+    return {"name": rows["embedding_model"], "dim": int(rows.get("embedding_dim") or 0)}
+
+
+def check_model(store: BaseStore, embedder: Embedder) -> None:
+    """Record the model in a new store; refuse one whose vectors come from another model."""
+    found = recorded_model(store)
+    if found is None:
+        with store.transaction() as conn:
+            has_vectors = vector_rows.has_vectors(conn)
+            # Stores older than the record were all made with the default MiniLM.
+            name, dim = (DEFAULT_MODEL, 384) if has_vectors else (embedder.name, embedder.dim)
+            vector_rows.record_embedding_model(conn, name, dim)
+        found = {"name": name, "dim": dim}
+    if found["name"] != embedder.name or found["dim"] != embedder.dim:
+        raise EmbeddingModelMismatch(
+            f"this data folder was embedded with {found['name']} ({found['dim']}-d), not"
+            f" {embedder.name} ({embedder.dim}-d); use embedding_model={found['name']}, or move"
+            f" the store with `memoryos reembed {embedder.name}`")
+
+
+def _embed_all(embedder: Embedder, texts: list[str], progress: Progress | None, done: list[int],
+               total: int) -> np.ndarray:
+    out = []
+    for start in range(0, len(texts), BATCH):
+        out.append(embedder.embed(texts[start:start + BATCH]))
+        done[0] += len(texts[start:start + BATCH])
+        if progress:
+            progress(done[0], total, "embedding")
+    return np.vstack(out) if out else np.empty((0, embedder.dim), dtype=np.float32)
+
+
+def _doc_texts(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
+    """(kind, row, text) for every vector-bearing row of a version document."""
+    items = [("page", e, f"User: {e['user_text']}\nAssistant: {e['assistant_text']}")
+             for e in doc["exchanges"]]
+    items += [("segment", s, f"{s['summary']} {' '.join(_kws(s['keywords']))}")
+              for s in doc["segments"]]
+    items += [("fact", f, f["text"]) for f in doc["facts"]]
+    return items
+
+
+def _kws(value: Any) -> list[str]:
+    return json.loads(value) if isinstance(value, str) else list(value or [])
+
+
+def reembed(store: BaseStore, embedder: Embedder,
+            progress: Progress | None = None) -> dict[str, Any]:
+    """Re-embed every page, segment and fact of every user, and every stored version."""
+    live: list[tuple[str, str, int, str]] = []
+    for r in vector_rows.all_page_rows(store):
+        live.append(("page", r["user_id"], r["id"],
+                     f"User: {r['user_text']}\nAssistant: {r['assistant_text']}"))
+    for r in vector_rows.all_segment_rows(store):
+        live.append(("segment", r["user_id"], r["id"],
+                     f"{r['summary']} {' '.join(_kws(r['keywords']))}"))
+    for r in vector_rows.all_fact_rows(store):
+        live.append(("fact", r["user_id"], r["id"], r["text"]))
+    docs = snapshots.all_snapshot_documents(store)
+    doc_items = [(sid, item) for sid, doc in docs for item in _doc_texts(doc)]
+    total = len(live) + len(doc_items)
+    done = [0]
+    vecs = _embed_all(embedder, [t for *_, t in live], progress, done, total)
+    doc_vecs = _embed_all(embedder, [item[2] for _, item in doc_items], progress, done, total)
+    for (_, item), vec in zip(doc_items, doc_vecs, strict=True):
+        item[1]["vector"] = _b64(vec)
+    with store.transaction() as conn:
+        for (kind, user_id, item_id, _), vec in zip(live, vecs, strict=True):
+            store.put_vector(conn, user_id, kind, item_id, vec)
+        for sid, doc in docs:
+            doc["embedder"] = embedder.name
+            snapshots.replace_snapshot_document(conn, sid, doc)
+        vector_rows.record_embedding_model(conn, embedder.name, embedder.dim)
+    data_dir = getattr(store, "data_dir", None)
+    if data_dir is not None:  # SQLite: the vector cache files hold the old model's vectors
+        vector_cache.drop_all(vector_cache.folder_of(data_dir))
+    if progress:
+        progress(total, total, "done")
+    return {"model": embedder.name, "dim": embedder.dim, "vectors": len(live),
+            "versions": len(docs), "version_vectors": len(doc_items)}
