@@ -10,23 +10,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .memory import analysis, consolidation, state
 from .answer import answer_guard, retrieval
-from .transfer import importing, versions
-from .memory.admission import admit, check_exchange
 from .answer.answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_for, remembered
 from .config import EngineConfig
 from .context import Context
 from .control.methods import UserControl
 from .errors import InvalidInput, NotFound, check_id, check_user
-from .memory.heat import record_visits
-from .runtime.jobs import Jobs
 from .llm import ChatModel, Embedder
 from .llm.embedder import SentenceTransformerEmbedder
 from .llm.resolver import ModelResolver, is_embedded
-from .transfer.reembed import check_model
+from .memory import analysis, consolidation, state
+from .memory.admission import admit, check_exchange
+from .memory.heat import record_visits
+from .runtime.jobs import Jobs
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
+from .transfer import importing, versions
+from .transfer.reembed import check_model
 
 Progress = Callable[[int, int, str], None]
 UNITS = {"embedding": "exchanges", "consolidation": "batches", "analysis": "steps"}

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ModelError
-from ..memory.grounding import content_words, grounding
 from ..llm import ChatModel
+from ..memory.grounding import content_words, grounding
 from ..text import count_tokens, strip_think, words
 
 REPEAT_SHARE = 0.8  # 80% or more of the same words as an earlier reply: a repeat

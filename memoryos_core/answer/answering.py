@@ -12,14 +12,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from . import retrieval
 from ..context import Context
 from ..llm import ChatModel
-from .memory_block import day
 from ..memory.prompts import answer_system, when
-from .recent import fit_recent, recent_budget
 from ..storage import exchanges as rows_db
 from ..text import count_tokens, truncate_tokens, words
+from . import retrieval
+from .memory_block import day
+from .recent import fit_recent, recent_budget
 
 MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
 COMPACT_MEMORY_TOKENS = 450  # the small model's memory: a few pages, not a dozen

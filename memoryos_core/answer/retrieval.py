@@ -7,15 +7,15 @@ import json
 import time
 from typing import Any
 
-from ..memory import fact_history
 from ..context import Context
+from ..memory import fact_history
 from ..memory.heat import heat_terms, record_visits
-from .memory_block import assemble, memory_budget, page_tokens, profile_line
-from .recent import fit_recent, recent_budget, recent_tokens
 from ..storage import exchanges as rows_db
 from ..storage import search, state_rows
 from ..text import jaccard, query_keywords, words
 from ..timeframe import named_period
+from .memory_block import assemble, memory_budget, page_tokens, profile_line
+from .recent import fit_recent, recent_budget, recent_tokens
 
 RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
 # A keyword match on a distinctive word (stemmed, common words dropped) is stronger evidence than

@@ -9,12 +9,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..transfer import versions
 from ..context import Context
 from ..errors import InvalidInput, NotFound
 from ..memory.persona import DIMENSIONS, LEVELS
 from ..storage import correction_rows, state_rows
 from ..text import normalise
+from ..transfer import versions
 
 MAX_FACT = 500
 MAX_REASON = 500

@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ..transfer import versions
 from ..context import Context
 from ..errors import NotFound
 from ..storage import erasure, snapshots
 from ..storage import exchanges as rows_db
 from ..text import STOP_WORDS, words
+from ..transfer import versions
 
 REDACTED = "…"
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # text.words' pattern

@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from . import corrections, forgetting, memory_search
 from ..context import Context
 from ..errors import NotFound, check_user
+from . import corrections, forgetting, memory_search
 
 MAX_ID = 2**63 - 1
 

@@ -17,14 +17,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .. import __version__
+from ..config import settings_table
+from ..errors import MemoryOSError
+from ..llm import ChatModel, Embedder
+from ..storage.errors import database_errors
+from ..transfer.importers import FORMATS
 from . import cli_output
 from .cli_runtime import PROG, Runtime, note, out, read_document
 from .cli_tools import cmd_backup, cmd_import_reference, cmd_mcp, cmd_reembed, cmd_serve_model
-from ..config import settings_table
-from ..errors import MemoryOSError
-from ..transfer.importers import FORMATS
-from ..llm import ChatModel, Embedder
-from ..storage.errors import database_errors
 
 # -- commands ---------------------------------------------------------------------------------
 

@@ -7,12 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from . import cli_output
 from ..config import EngineConfig
 from ..engine import MemoryEngine
 from ..errors import InvalidInput
-from ..transfer.importers import MAX_DOCUMENT_BYTES
 from ..llm import ChatModel, Embedder
+from ..transfer.importers import MAX_DOCUMENT_BYTES
+from . import cli_output
 
 PROG = "memoryos"
 

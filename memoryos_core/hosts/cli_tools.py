@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import cli_output
-from .cli_runtime import Runtime, note, out
 from ..errors import InvalidInput
 from ..storage.accounts import ACCOUNTS_DB_NAME
+from . import cli_output
+from .cli_runtime import Runtime, note, out
 
 SECRET_FILE = "secret_key"  # the web app's cookie-signing key in its data folder
 
@@ -51,8 +51,8 @@ def cmd_import_reference(rt: Runtime) -> int:
 
 def cmd_reembed(rt: Runtime) -> int:
     from ..llm.embedder import SentenceTransformerEmbedder
-    from ..transfer.reembed import recorded_model, reembed
     from ..storage import open_store
+    from ..transfer.reembed import recorded_model, reembed
 
     embedder = SentenceTransformerEmbedder.from_name(rt.args.model)
     # opened without the model check: it is being moved

@@ -11,8 +11,8 @@ from ..engine import MemoryEngine
 from ..errors import InvalidInput
 from ..llm import OpenAIChatModel
 from ..llm.embedder import DEFAULT_MODEL, SentenceTransformerEmbedder
-from .mcp_tools import ToolHost, knowledge, profile_text
 from ..timeframe import parse_ts
+from .mcp_tools import ToolHost, knowledge, profile_text
 
 DEFAULT_ASSISTANT_ID = "default_assistant_profile"
 

@@ -8,11 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from . import fact_history, profile_update
 from ..context import Context
 from ..errors import ModelError
-from .heat import heat_terms
 from ..llm.structured import call_structured
+from ..storage import correction_rows, persona_rows, segments, state_rows
+from ..storage.db import Connection
+from ..text import normalise
+from . import fact_history, profile_update
+from .heat import heat_terms
 from .prompts import (
     PAGE_TOKENS,
     facts_messages,
@@ -22,9 +25,6 @@ from .prompts import (
     validate_facts,
     validate_profile,
 )
-from ..storage import correction_rows, persona_rows, segments, state_rows
-from ..storage.db import Connection
-from ..text import normalise
 
 CHUNK_PAGES = 8  # pages per analysis call, so prompts fit a small model's window
 RELATED_PER_PAGE = 3  # facts searched per analysed page, shown to the model as replaceable

@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from . import grounding
 from ..context import Context
 from ..errors import ModelError
-from .eviction import evict_overflow
 from ..llm.structured import call_structured
-from .prompts import consolidation_messages, consolidation_schema
 from ..storage import exchanges, persona_rows, segments
 from ..text import first_sentences, jaccard, keywords, merge_keywords
+from . import grounding
+from .eviction import evict_overflow
+from .prompts import consolidation_messages, consolidation_schema
 
 
 @dataclass

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from ..context import Context
-from .heat import heat_terms
 from ..storage import persona_rows, segments
 from ..storage.db import Connection
+from .heat import heat_terms
 
 
 def evict_overflow(

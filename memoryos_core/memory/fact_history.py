@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .grounding import GENERIC, _stem
 from ..text import STOP_WORDS, words
 from ..timeframe import named_period
+from .grounding import GENERIC, _stem
 
 # Lower bound of the cosine band of "the same subject" (all-MiniLM-L6-v2); the upper bound is
 # the merge threshold (fact_merge_similarity). Tuned on the 3 LoCoMo dev conversations with

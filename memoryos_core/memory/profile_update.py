@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import signals
 from ..context import Context
-from .persona import DIMENSIONS
 from ..storage import exchanges as rows_db
 from ..storage import persona_rows, state_rows
 from ..storage.db import Connection
+from . import signals
+from .persona import DIMENSIONS
 
 EVIDENCE_QUOTES = 3  # earlier evidence sentences per dimension shown to the model
 QUOTE_CHARS = 100

@@ -6,9 +6,9 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
+from ..text import truncate_tokens, words
 from . import grounding
 from .persona import DIMENSIONS, LEVELS
-from ..text import truncate_tokens, words
 
 PAGE_TOKENS = 160  # one page's share of a maintenance prompt; small models have small windows
 # Filing needs the gist of a page, not all of it: shorter lines make a batch's prompt read in

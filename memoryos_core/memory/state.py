@@ -6,14 +6,14 @@ import json
 import time
 from typing import Any
 
-from . import fact_history, signals
-from .consolidation import pending_pages
 from ..context import Context
 from ..errors import NotFound
-from .heat import heat_terms
-from .persona import FAMILIES
 from ..storage import exchanges as rows_db
 from ..storage import persona_rows, state_rows
+from . import fact_history, signals
+from .consolidation import pending_pages
+from .heat import heat_terms
+from .persona import FAMILIES
 
 
 def page_view(row: dict[str, Any]) -> dict[str, Any]:

@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 from ..errors import MemoryOSError
-from .jobs import INTERNAL_ERROR, MAX_ATTEMPTS, Jobs
 from ..storage import jobs_rows as rows
+from .jobs import INTERNAL_ERROR, MAX_ATTEMPTS, Jobs
 
 log = logging.getLogger(__name__)
 

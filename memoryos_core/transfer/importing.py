@@ -9,13 +9,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import importers, versions
-from ..memory.admission import NewExchange, admit, check_exchange
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
-from .longmemeval import parse_longmemeval
+from ..memory.admission import NewExchange, admit, check_exchange
 from ..storage import exchanges as rows_db
 from ..storage import lookup
+from . import importers, versions
+from .longmemeval import parse_longmemeval
 
 Progress = Callable[[int, int, str], None]
 EMBED_BATCH = 64

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import versions
-from ..memory.admission import NewExchange, admit, check_exchange
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
+from ..memory.admission import NewExchange, admit, check_exchange
 from ..storage import exchanges, reference_rows, snapshots
 from ..text import normalise
 from ..timeframe import parse_ts
+from . import versions
 
 Progress = Callable[[int, int, str], None]
 FILE_LIMIT = 200 * 1024 * 1024
