@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .answer import answer_guard, retrieval
 from .answer.answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_for, remembered
+from .answer.types import TRACE_VERSION, Retrieval, Trace, read_trace, trace_json
 from .config import EngineConfig
 from .context import Context
 from .control.methods import UserControl
@@ -47,6 +47,15 @@ def staged(progress: Progress | None,
         progress(reported[0], 100, label)
 
     return report
+
+
+class ChatResult(TypedDict):
+    """One answered turn: the reply, the exchange it was stored as, and its trace."""
+
+    answer: str
+    exchange_id: int
+    model: str
+    trace: Trace
 
 
 class MemoryEngine(UserControl):
@@ -155,7 +164,7 @@ class MemoryEngine(UserControl):
 
     def retrieve(self, user_id: str, query: str, record: bool = False,
                  strategy: str = "memoryos", token_budget: int | None = None,
-                 now: float | None = None) -> dict[str, Any]:
+                 now: float | None = None) -> Retrieval:
         """The retrieval trace for a query (what would go into an answer prompt); `now` is
         when the question is asked (default: the current time)."""
         check_user(user_id)
@@ -166,7 +175,7 @@ class MemoryEngine(UserControl):
 
     def prompt(self, user_id: str, text: str, *, model: ChatModel | None = None,
                relationship: str | None = None, style_hint: str | None = None,
-               now: float | None = None) -> tuple[list[dict[str, str]], dict[str, Any]]:
+               now: float | None = None) -> tuple[list[dict[str, str]], Trace]:
         """The exact messages an answer to `text` would send, and their trace; nothing stored."""
         check_user(user_id)
         if not isinstance(text, str) or not text.strip():
@@ -177,7 +186,7 @@ class MemoryEngine(UserControl):
 
     def _prompt(self, user_id: str, text: str, llm: ChatModel, relationship: str | None,
                 style_hint: str | None, now: float | None,
-                short_rows: list[dict[str, Any]]) -> tuple[list[dict[str, str]], dict[str, Any]]:
+                short_rows: list[dict[str, Any]]) -> tuple[list[dict[str, str]], Trace]:
         """The prompt from short-term rows read once this turn; a small model's memory is
         retrieved at its compact budget from the start (not retrieved twice)."""
         cap = COMPACT_MEMORY_TOKENS if layout_for(llm) == "compact" else None
@@ -190,7 +199,7 @@ class MemoryEngine(UserControl):
         self, user_id: str, text: str, *, relationship: str | None = None,
         style_hint: str | None = None, model: ChatModel | None = None,
         on_token: Callable[[str], None] | None = None, maintain: bool = True,
-    ) -> dict[str, Any]:
+    ) -> ChatResult:
         """Retrieve, answer with one model call, and only then admit the exchange."""
         check_user(user_id)
         if not isinstance(text, str) or not text.strip():
@@ -207,10 +216,13 @@ class MemoryEngine(UserControl):
                                     remembered(trace), self.config.answer_max_tokens,
                                     on_token, question=text, evidence=best_evidence(trace, text))
         answer = reply.text
-        trace.update(model=llm.name, answer_ms=round((time.perf_counter() - started) * 1000, 1),
-                     prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-                     answer_source=reply.source, answer_attempts=reply.attempts,
-                     answer_evidence_shown=reply.evidence_shown)
+        trace["model"] = llm.name
+        trace["answer_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        trace["prompt_tokens"], trace["completion_tokens"] = (reply.prompt_tokens,
+                                                              reply.completion_tokens)
+        trace["answer_source"], trace["answer_attempts"] = reply.source, reply.attempts
+        trace["answer_evidence_shown"] = reply.evidence_shown
+        trace["version"] = TRACE_VERSION  # the stored shape (memoryos_core.answer.types)
         try:
             new = check_exchange(self.config, text, answer)
         except InvalidInput:  # the call was made: it counts even when the exchange cannot enter
@@ -222,23 +234,21 @@ class MemoryEngine(UserControl):
                                    reply.completion_tokens)
             exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
             record_visits(conn, user_id, trace["used_segments"], time.time())
-            rows_db.insert_trace(conn, user_id, exchange_id, time.time(),
-                                 json.dumps(trace, ensure_ascii=False))
+            rows_db.insert_trace(conn, user_id, exchange_id, time.time(), trace_json(trace))
             self.store.log_event(conn, user_id, "admission",
                                  {"exchange": exchange_id, "moved_to_mid_term": moved,
                                   "model": llm.name})
         if maintain:
             self.maintain(user_id, model=model)
-        return {"answer": answer, "exchange_id": exchange_id, "model": llm.name, "trace": trace}
+        return ChatResult(answer=answer, exchange_id=exchange_id, model=llm.name, trace=trace)
 
-    def trace(self, user_id: str, exchange_id: int) -> dict[str, Any]:
-        """The stored retrieval trace of one answer."""
+    def trace(self, user_id: str, exchange_id: int) -> Trace:
+        """The stored retrieval trace of one answer (`version` 0: stored before versions)."""
         text = rows_db.trace_json(self.store, check_user(user_id),
                                   check_id(exchange_id, "exchange"))
         if text is None:
             raise NotFound(f"no trace for exchange {exchange_id}")
-        result: dict[str, Any] = json.loads(text)
-        return result
+        return read_trace(text)
 
     def state(self, user_id: str) -> dict[str, Any]:
         """Every tier with counts, capacities, heat terms, pages and links: JSON-ready."""

@@ -10,7 +10,7 @@ copy them), then the best memory lines with the best one last, right before the 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from ..context import Context
 from ..llm import ChatModel
@@ -20,6 +20,7 @@ from ..text import count_tokens, truncate_tokens, words
 from . import retrieval
 from .memory_block import day
 from .recent import fit_recent, recent_budget
+from .types import Fitted, PageHit, Part, Prompt, Retrieval, Trace
 
 MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
 COMPACT_MEMORY_TOKENS = 450  # the small model's memory: a few pages, not a dozen
@@ -51,7 +52,7 @@ def asks_about_user(question: str) -> bool:
         and any(w in FIRST_PERSON for w in said)
 
 
-def best_evidence(trace: dict[str, Any], question: str = "") -> tuple[str, str] | None:
+def best_evidence(trace: Retrieval, question: str = "") -> tuple[str, str] | None:
     """The best page of the prompt as the user said it: the line a small model's answer is
     checked against, and the words it was said in. Only a page that holds a distinctive word
     of the question (a keyword match), or, for a question about the user's own life, the
@@ -66,12 +67,12 @@ def best_evidence(trace: dict[str, Any], question: str = "") -> tuple[str, str] 
     return _you_said(best), truncate_tokens(best["user"], SAID_TOKENS)
 
 
-def _you_said(page: dict[str, Any]) -> str:
+def _you_said(page: PageHit) -> str:
     """A page as the user said it, with its day: '8 May 2023, Monday, you said: "..."'."""
     return f"{day(page['timestamp'])[1:-1]}, you said: \"{truncate_tokens(page['user'], SAID_TOKENS)}\""
 
 
-def remembered(trace: dict[str, Any]) -> list[str]:
+def remembered(trace: Retrieval) -> list[str]:
     """What the prompt's memory holds in the user's own words, best first (for a fallback)."""
     pages = [p for p in trace["pages"] if p.get("selected")][:COMPACT_PAGES]
     facts = [f["text"] for kind in ("user", "assistant") for f in trace["facts"][kind]
@@ -79,9 +80,8 @@ def remembered(trace: dict[str, Any]) -> list[str]:
     return [_you_said(p) for p in pages] + facts
 
 
-def _chat_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text: str,
-                   now: float, relationship: str | None,
-                   style_hint: str | None) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
+def _chat_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
+                   now: float, relationship: str | None, style_hint: str | None) -> Prompt:
     system = answer_system(trace["memory_block"], now, relationship, style_hint)
     turns: list[dict[str, str]] = []
     for row in recent:
@@ -89,14 +89,14 @@ def _chat_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text: st
                   {"role": "assistant", "content": row["assistant_text"]}]
     messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": text}]
     memory = count_tokens(trace["memory_block"])
-    parts = [{"name": "instructions", "tokens": count_tokens(system) - memory, "items": 1},
+    parts = [Part(name="instructions", tokens=count_tokens(system) - memory, items=1),
              *trace["prompt_parts"],
-             {"name": "recent", "tokens": sum(count_tokens(t["content"]) for t in turns),
-              "items": len(recent)}]
-    return messages, parts
+             Part(name="recent", tokens=sum(count_tokens(t["content"]) for t in turns),
+                  items=len(recent))]
+    return Prompt("chat", messages, parts)
 
 
-def compact_memory_lines(trace: dict[str, Any]) -> list[str]:
+def compact_memory_lines(trace: Retrieval) -> list[str]:
     """The memory lines of a compact prompt: scored facts, then the best pages, best last."""
     lines = [f"- {f['text']}" for kind in ("user", "assistant") for f in trace["facts"][kind]
              if f.get("in_prompt")]
@@ -108,8 +108,8 @@ def compact_memory_lines(trace: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _compact_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text: str,
-                      now: float) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
+def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
+                      now: float) -> Prompt:
     intro = ("You are a helpful assistant who remembers this user. Answer the user's message"
              " in one or two short sentences, in the user's language, using the memory lines"
              " when they hold the answer.")
@@ -132,15 +132,15 @@ def _compact_messages(trace: dict[str, Any], recent: list[dict[str, Any]], text:
     for piece, name in pieces:
         parts[name] = parts.get(name, 0) + count_tokens(piece)
     items = {"instructions": 1, "recent": len(shown), "memory": len(memory), "message": 1}
-    return ([{"role": "user", "content": content}],
-            [{"name": n, "tokens": t, "items": items[n]} for n, t in parts.items()])
+    return Prompt("compact", [{"role": "user", "content": content}],
+                  [Part(name=n, tokens=t, items=items[n]) for n, t in parts.items()])
 
 
 def _size(messages: list[dict[str, str]]) -> int:
     return sum(count_tokens(m["content"]) + 4 for m in messages)
 
 
-def _mark_compact(trace: dict[str, Any]) -> None:
+def _mark_compact(trace: Retrieval) -> None:
     """Pages and facts the compact prompt leaves out are marked so: the trace is what was sent."""
     kept = 0
     for p in trace["pages"]:
@@ -154,11 +154,11 @@ def _mark_compact(trace: dict[str, Any]) -> None:
 
 
 def fit_prompt(
-    ctx: Context, user_id: str, text: str, trace: dict[str, Any], llm: ChatModel,
+    ctx: Context, user_id: str, text: str, trace: Retrieval, llm: ChatModel,
     relationship: str | None = None, style_hint: str | None = None,
     now: float | None = None, refit: bool = True,
     short_rows: list[dict[str, Any]] | None = None,
-) -> tuple[list[dict[str, str]], dict[str, Any]]:
+) -> tuple[list[dict[str, str]], Trace]:
     """Messages that fit the model's window, and the trace of exactly what they hold.
 
     Recent exchanges are shortened to their share of `context_token_budget`; if the model's
@@ -179,10 +179,10 @@ def fit_prompt(
     while True:
         if layout == "compact":
             _mark_compact(trace)
-            messages, parts = _compact_messages(trace, recent, text, now)
+            prompt = _compact_messages(trace, recent, text, now)
         else:
-            messages, parts = _chat_messages(trace, recent, text, now, relationship, style_hint)
-        excess = _size(messages) - window
+            prompt = _chat_messages(trace, recent, text, now, relationship, style_hint)
+        excess = _size(prompt.messages) - window
         if excess <= 0 or (not recent and (not trace["memory_block"] or not refit)):
             break
         if recent:
@@ -199,13 +199,16 @@ def fit_prompt(
                 page["selected"] = False
             trace["used_segments"] = []
     if layout == "chat":
-        parts.append({"name": "message", "tokens": count_tokens(text), "items": 1})
-    trace["memory_parts"] = trace["prompt_parts"]
-    trace["prompt_parts"] = parts
-    trace["layout"] = layout
-    trace["prompt"] = messages
-    trace["recent_shortened"] = sum(1 for r in recent if r["shortened"])
-    trace["fitted"] = {"window": window, "short_term_dropped": dropped,
-                       "memory_budget": trace.get("token_budget"),
-                       "memory_budget_asked": first_budget, "refits": refits}
-    return messages, trace
+        prompt.parts.append(Part(name="message", tokens=count_tokens(text), items=1))
+    # the retrieval becomes the trace in place (the caller's dict, as the hosts have read it);
+    # the memory's parts move aside: a trace's prompt_parts are the whole prompt's
+    fitted = cast(Trace, trace)
+    fitted["memory_parts"] = trace["prompt_parts"]
+    fitted["prompt_parts"] = prompt.parts
+    fitted["layout"] = prompt.layout
+    fitted["prompt"] = prompt.messages
+    fitted["recent_shortened"] = sum(1 for r in recent if r["shortened"])
+    fitted["fitted"] = Fitted(window=window, short_term_dropped=dropped,
+                              memory_budget=trace["token_budget"],
+                              memory_budget_asked=first_budget, refits=refits)
+    return prompt.messages, fitted

@@ -9,6 +9,7 @@ from collections.abc import Collection
 from typing import Any
 
 from ..text import count_tokens, truncate_tokens, words
+from .types import FactHit, Facts, PageHit, Part, ProfileHit
 
 PAGE_LINE_TOKENS = 220
 # A page too long for its line (an assistant's reply of hundreds of tokens) shows the passages
@@ -39,7 +40,7 @@ def memory_budget(asked: int, context_budget: int, recent: int) -> int:
     return min(asked, max(asked // 4, context_budget - recent))
 
 
-def profile_line(row: dict[str, Any]) -> str:
+def profile_line(row: ProfileHit) -> str:
     """One profile dimension as the memory block writes it: a model's level with its reason,
     or, with signals and no level, how many pages mention it and the newest thing said."""
     if row["level"]:
@@ -55,7 +56,7 @@ def _decoded(value: Any) -> list[Any]:
     return list(json.loads(value) if isinstance(value, str) else value)
 
 
-def fact_line(fact: dict[str, Any]) -> str:
+def fact_line(fact: FactHit) -> str:
     """One fact as the memory block writes it; a replaced one says until when it held."""
     until = fact.get("valid_until")
     if until is None:
@@ -159,10 +160,10 @@ def fill_pages(rows: list[dict[str, Any]], left: int, limit: int,
 
 
 def assemble(
-    pages: list[dict[str, Any]], page_rows: dict[int, dict[str, Any]],
-    profile: list[dict[str, Any]], facts: dict[str, list[dict[str, Any]]], budget: int,
+    pages: list[PageHit], page_rows: dict[int, dict[str, Any]],
+    profile: list[ProfileHit], facts: Facts, budget: int,
     max_pages: int, focus: Collection[str] = (),
-) -> tuple[list[dict[str, Any]], str]:
+) -> tuple[list[Part], str]:
     """Fill the memory block part by part, within the budget; mark what was selected.
 
     Facts and profile rows are here only because they scored against the query; they are short
@@ -188,11 +189,11 @@ def assemble(
             sections.append((name, [header, *kept]))
         return taken
 
-    for kind, name, header in (("user", "user_facts", "## Facts about the user"),
-                               ("assistant", "assistant_facts",
+    for kept, name, header in ((facts["user"], "user_facts", "## Facts about the user"),
+                               (facts["assistant"], "assistant_facts",
                                 "## Facts about the assistant (you)")):
-        for i in take(name, header, [fact_line(f) for f in facts[kind]]):
-            facts[kind][i]["in_prompt"] = True
+        for i in take(name, header, [fact_line(f) for f in kept]):
+            kept[i]["in_prompt"] = True
     for i in take("profile", "## User profile", [profile_line(p) for p in profile]):
         profile[i]["in_prompt"] = True
     ranked = [p for p in pages if "repeats" not in p][:max_pages]
@@ -211,8 +212,8 @@ def assemble(
     take("overview", "## Conversation context", [o for o in overviews if o][:2])
     layout = ("profile", "user_facts", "assistant_facts", "pages", "overview")
     sections.sort(key=lambda section: layout.index(section[0]))
-    parts = [{"name": name, "tokens": count_tokens("\n".join(body)),
-              "items": len(chosen) if name == "pages" else len(body) - 1}
+    parts = [Part(name=name, tokens=count_tokens("\n".join(body)),
+                  items=len(chosen) if name == "pages" else len(body) - 1)
              for name, body in sections]
     block = "\n".join("\n".join(body) for _, body in sections)
     return parts, block

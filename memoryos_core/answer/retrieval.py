@@ -16,6 +16,7 @@ from ..text import jaccard, query_keywords, words
 from ..timeframe import named_period
 from .memory_block import assemble, memory_budget, page_tokens, profile_line
 from .recent import fit_recent, recent_budget, recent_tokens
+from .types import FactHit, Facts, PageHit, ProfileHit, Retrieval, SegmentHit
 
 RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
 # A keyword match on a distinctive word (stemmed, common words dropped) is stronger evidence than
@@ -35,7 +36,6 @@ CONTINUATION_GAP = 3600.0  # an unchained page continues another within this man
 CONTINUATION_MAX_TOKENS = 200
 HISTORY_STEPS = 5  # replaced values followed back from a current fact, for a question on the past
 PROFILE_ROWS = 3  # profile dimensions in one prompt at most
-PROFILE_KEYS = ("dimension", "family", "level", "reason", "evidence")  # profile rows in a trace
 
 
 COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of the user's pages ranks nothing
@@ -71,7 +71,7 @@ def retrieve(
     ctx: Context, user_id: str, query: str, record: bool = True, strategy: str = "memoryos",
     token_budget: int | None = None, now: float | None = None,
     short_rows: list[dict[str, Any]] | None = None, budget_cap: int | None = None,
-) -> dict[str, Any]:
+) -> Retrieval:
     """Rank memory for a query and assemble the memory block under the token budget
     (`short_rows`: the user's short-term rows when the caller has read them this turn;
     `budget_cap`: a budget the memory is retrieved at instead, when the usual one is larger,
@@ -93,7 +93,7 @@ def _retrieve(
     ctx: Context, user_id: str, query: str, record: bool, strategy: str,
     token_budget: int | None, now: float | None, short_rows: list[dict[str, Any]] | None,
     budget_cap: int | None,
-) -> dict[str, Any]:
+) -> Retrieval:
     """The ranking and assembly of `retrieve`."""
     cfg = ctx.config
     if short_rows is None:
@@ -112,7 +112,7 @@ def _retrieve(
     depth = max(cfg.top_pages * 3, 60)
 
     segments = _rank_segments(ctx, user_id, qvec, qkws, now) if strategy == "memoryos" else []
-    fused: dict[int, dict[str, Any]] = {}
+    fused: dict[int, PageHit] = {}
     short = {int(r["id"]) for r in short_rows}
     for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth, short), start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
@@ -125,12 +125,12 @@ def _retrieve(
         fts_words = distinctive_words(ctx, user_id, qkws, total, counts)
         keyword_hits = search.keyword_search(ctx.store, user_id, fts_words, depth, total, counts)
     for rank, pid in enumerate(keyword_hits, start=1):
-        entry = fused.setdefault(pid, {"id": pid, "fused": 0.0})
+        entry = fused.setdefault(pid, PageHit(id=pid, fused=0.0))
         entry["keyword_rank"] = rank
         entry["fused"] += KEYWORD_WEIGHT / (RRF_K + rank)
     period = named_period(query, now) if strategy == "memoryos" else None
     for rank, pid in enumerate(_period_hits(ctx, user_id, qvec, period, depth, total), start=1):
-        entry = fused.setdefault(pid, {"id": pid, "fused": 0.0})
+        entry = fused.setdefault(pid, PageHit(id=pid, fused=0.0))
         entry["period_rank"] = rank
         entry["fused"] += PERIOD_WEIGHT / (RRF_K + rank)
     pages = sorted(fused.values(), key=lambda p: -p["fused"])
@@ -140,18 +140,16 @@ def _retrieve(
         pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
         pages = _without_repeats(pages, page_rows)
 
-    # signals rows carry only their newest sentence into the trace, the one the block quotes
-    profile = [{**{k: r[k] for k in PROFILE_KEYS}, "signals": json.loads(r["signals"])[-1:]}
-               for r in state_rows.profile_rows(ctx.store, user_id)]
+    profile = [_profile_hit(r) for r in state_rows.profile_rows(ctx.store, user_id)]
     facts = _facts(ctx, user_id, qvec, query, now) if strategy == "memoryos" \
-        else {"user": [], "assistant": []}
+        else Facts(user=[], assistant=[])
     scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
 
     parts, block = assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages,
                             qkws if strategy == "memoryos" else ())
     in_prompt = {r["dimension"] for r in scored_profile if r.get("in_prompt")}
-    for row in profile:  # the trace lists every dimension; only these entered the prompt
-        row["in_prompt"] = row["dimension"] in in_prompt
+    for dim in profile:  # the trace lists every dimension; only these entered the prompt
+        dim["in_prompt"] = dim["dimension"] in in_prompt
     used_segments = sorted({page_rows[p["id"]]["segment_id"] for p in pages
                             if p.get("selected") and page_rows[p["id"]]["segment_id"]})
     if record and used_segments:
@@ -159,8 +157,9 @@ def _retrieve(
             record_visits(conn, user_id, used_segments, now)
     for p in pages:
         row = page_rows[p["id"]]
-        p.update(segment_id=row["segment_id"], timestamp=row["ts"], user=row["user_text"],
-                 assistant=row["assistant_text"], fused=round(p["fused"], 5))
+        p["segment_id"], p["timestamp"] = row["segment_id"], row["ts"]
+        p["user"], p["assistant"] = row["user_text"], row["assistant_text"]
+        p["fused"] = round(p["fused"], 5)
         p.setdefault("selected", False)
     return {
         "query": query, "query_keywords": qkws, "keyword_search_terms": fts_words,
@@ -177,11 +176,18 @@ def _retrieve(
     }
 
 
+def _profile_hit(row: dict[str, Any]) -> ProfileHit:
+    """A profile row as the trace lists it: only its newest signal, the one the block quotes."""
+    return ProfileHit(dimension=row["dimension"], family=row["family"], level=row["level"],
+                      reason=row["reason"], evidence=row["evidence"],
+                      signals=json.loads(row["signals"])[-1:])
+
+
 def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
-                   now: float) -> list[dict[str, Any]]:
+                   now: float) -> list[SegmentHit]:
     """Segments by cos + Jaccard (the admission score), with heat; the top m marked selected."""
     cfg = ctx.config
-    segments: list[dict[str, Any]] = [{"id": seg_id, "cos": round(cos, 4)} for seg_id, cos in
+    segments = [SegmentHit(id=seg_id, cos=round(cos, 4)) for seg_id, cos in
                 ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))]
     seg_rows = state_rows.segments_by_id(ctx.store, user_id, [s["id"] for s in segments])
     for seg in segments:
@@ -189,19 +195,20 @@ def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
         if row is None:
             continue
         kws = json.loads(row["keywords"])
-        seg.update(summary=row["summary"], keywords=kws, jaccard=round(jaccard(qkws, kws), 4),
-                   heat=round(heat_terms(row, cfg, now)["heat"], 4))
+        seg["summary"], seg["keywords"] = row["summary"], kws
+        seg["jaccard"] = round(jaccard(qkws, kws), 4)
+        seg["heat"] = round(heat_terms(row, cfg, now)["heat"], 4)
         seg["score"] = round(seg["cos"] + seg["jaccard"], 4)
-    segments = sorted((s for s in segments if "score" in s), key=lambda s: -s["score"])
+    segments = sorted((s for s in segments if "score" in s), key=lambda s: -s.get("score", 0.0))
     for rank, seg in enumerate(segments):
         seg["selected"] = rank < cfg.top_segments
     return segments
 
 
 def _with_continuations(
-    ctx: Context, user_id: str, pages: list[dict[str, Any]],
+    ctx: Context, user_id: str, pages: list[PageHit],
     page_rows: dict[int, dict[str, Any]], top: int,
-) -> list[dict[str, Any]]:
+) -> list[PageHit]:
     """Each of the `top` best pages is followed by the page that continues its dialogue.
 
     The continuation is the page's chain link (next_id) or, for pending pages (not chained
@@ -227,7 +234,7 @@ def _with_continuations(
     wanted = {h: n for h, n in wanted.items()
               if n in page_rows and page_tokens(page_rows[n]) <= CONTINUATION_MAX_TOKENS}
     by_id = {p["id"]: p for p in pages}
-    out: list[dict[str, Any]] = []
+    out: list[PageHit] = []
     placed: set[int] = set()
     for p in pages:
         if p["id"] in placed:
@@ -238,15 +245,15 @@ def _with_continuations(
         if nxt is None or nxt in placed or nxt not in page_rows \
                 or page_rows[nxt]["tier"] != "mid":
             continue
-        entry = by_id.get(nxt) or {"id": nxt, "fused": 0.0}
+        entry = by_id.get(nxt) or PageHit(id=nxt, fused=0.0)
         entry["continues"] = p["id"]
         out.append(entry)
         placed.add(nxt)
     return out
 
 
-def _without_repeats(pages: list[dict[str, Any]],
-                     page_rows: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+def _without_repeats(pages: list[PageHit],
+                     page_rows: dict[int, dict[str, Any]]) -> list[PageHit]:
     """Pages whose words repeat a better-ranked page's words are left out of the block.
 
     The same exchange said twice (a greeting, a re-sent question, one chat imported from two
@@ -254,7 +261,7 @@ def _without_repeats(pages: list[dict[str, Any]],
     marked as repeats.
     """
     seen: dict[str, int] = {}
-    out: list[dict[str, Any]] = []
+    out: list[PageHit] = []
     for p in pages:
         row = page_rows[p["id"]]
         key = " ".join(words(f"{row['user_text']} | {row['assistant_text']}"))
@@ -289,7 +296,7 @@ def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int,
 
 
 def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
-           now: float) -> dict[str, list[dict[str, Any]]]:
+           now: float) -> Facts:
     """The best current facts per list that score at least `fact_min_score` against the query.
 
     A replaced fact (history) follows the current ones only when the query asks about the past
@@ -301,9 +308,8 @@ def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
     rows = state_rows.facts_by_id(ctx.store, user_id,
                                   [i for i, s in hits if s >= cfg.fact_min_score])
     window = fact_history.past_window(query, now)
-    out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": [],
-                                            "superseded_left_out": []}
-    history: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
+    out: dict[str, list[FactHit]] = {"user": [], "assistant": [], "superseded_left_out": []}
+    history: dict[str, list[FactHit]] = {"user": [], "assistant": []}
     for fid, score in hits:
         row = rows.get(fid)
         if row is None:
@@ -335,22 +341,23 @@ def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
         heads = [r["id"] for r in older]
     for kind in ("user", "assistant"):
         out[kind] += history[kind][: cfg.top_facts]
-    return out
+    return Facts(user=out["user"], assistant=out["assistant"],
+                 superseded_left_out=out["superseded_left_out"])
 
 
-def _fact_entry(row: dict[str, Any], score: float) -> dict[str, Any]:
+def _fact_entry(row: dict[str, Any], score: float) -> FactHit:
     """A fact as the trace lists it, with its time: a replaced fact is marked superseded."""
-    return {"id": row["id"], "text": row["text"], "score": round(score, 4),
-            "sources": json.loads(row["sources"]), "valid_from": row["valid_from"],
-            "valid_until": row["valid_until"], "superseded_by": row["superseded_by"],
-            "superseded": row["valid_until"] is not None}
+    return FactHit(id=row["id"], text=row["text"], score=round(score, 4),
+                   sources=json.loads(row["sources"]), valid_from=row["valid_from"],
+                   valid_until=row["valid_until"], superseded_by=row["superseded_by"],
+                   superseded=row["valid_until"] is not None)
 
 
 _PROFILE_VECTORS: dict[tuple[str, str], Any] = {}
 
 
-def _score_profile(ctx: Context, profile: list[dict[str, Any]],
-                   qvec: Any) -> list[dict[str, Any]]:
+def _score_profile(ctx: Context, profile: list[ProfileHit],
+                   qvec: Any) -> list[ProfileHit]:
     """Profile rows that score at least `profile_min_score` against the query, best first.
 
     Row embeddings are cached by text: a profile changes only when it is analysed.
@@ -364,11 +371,11 @@ def _score_profile(ctx: Context, profile: list[dict[str, Any]],
             _PROFILE_VECTORS.clear()
         for text, vec in zip(fresh, ctx.embedder.embed(fresh), strict=True):
             _PROFILE_VECTORS[(ctx.embedder.name, text)] = vec
-    scored = []
+    scored: list[ProfileHit] = []
     for row, text in zip(profile, texts, strict=True):
         score = float(_PROFILE_VECTORS[(ctx.embedder.name, text)] @ qvec)
         if score >= ctx.config.profile_min_score:
-            scored.append({**row, "score": round(score, 4)})
-    return sorted(scored, key=lambda r: -r["score"])[:PROFILE_ROWS]
+            scored.append(ProfileHit(**row, score=round(score, 4)))
+    return sorted(scored, key=lambda r: -r.get("score", 0.0))[:PROFILE_ROWS]
 
 

@@ -6,6 +6,8 @@ import json
 import time
 from typing import Any, TextIO
 
+from ..answer.types import Retrieval
+
 
 def clip(text: Any, width: int = 90) -> str:
     """One line of at most `width` characters."""
@@ -96,7 +98,7 @@ def memory_counts(state: dict[str, Any]) -> str:
             f" facts, {len(long['profile'])} profile dimensions")
 
 
-def format_trace(trace: dict[str, Any], show_prompt: bool = False) -> list[str]:
+def format_trace(trace: Retrieval, show_prompt: bool = False) -> list[str]:
     """What retrieval considered and what went into the prompt, with token counts."""
     lines = [f"query: {trace['query']}",
              f"keywords: {', '.join(trace['query_keywords']) or '-'}"]
