@@ -53,6 +53,17 @@ def query_keywords(query: str, limit: int = 12) -> list[str]:
     return [w for w in wider if w not in QUESTION_FRAME_WORDS][:limit]
 
 
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A light suffix stem, enough to match "recommended" to "recommend" inside one text."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
 def merge_keywords(groups: Iterable[Iterable[str]], limit: int = 15) -> list[str]:
     """Union of keyword lists ranked by how many lists name them, then by first appearance."""
     counts: Counter[str] = Counter()

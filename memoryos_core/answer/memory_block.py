@@ -8,7 +8,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from ..text import count_tokens, truncate_tokens, words
+from ..text import count_tokens, stem, truncate_tokens, words
 from .types import FactHit, Facts, PageHit, Part, ProfileHit
 
 PAGE_LINE_TOKENS = 220
@@ -24,7 +24,6 @@ USER_SIDE_TOKENS = 120
 REPLY_OPENING_TOKENS = 30
 FOCUSED_LINE_TOKENS = 120
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n+")
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s", "ly")
 PAGES_HEADER = "## Relevant past conversation"
 
 
@@ -77,20 +76,12 @@ def page_body(row: dict[str, Any], focus: Collection[str] = ()) -> str:
     line = f"User: {row['user_text']} | Assistant: {row['assistant_text']}"
     if not focus or count_tokens(line) <= PAGE_LINE_TOKENS:
         return truncate_tokens(line, PAGE_LINE_TOKENS)
-    stems = {_stem(w) for w in focus}
+    stems = {stem(w) for w in focus}
     user = _passages(row["user_text"], stems, USER_SIDE_TOKENS, keep_first=True)
     left = FOCUSED_LINE_TOKENS - count_tokens(f"User: {user} | Assistant: ")
     reply = _passages(row["assistant_text"], stems, left, keep_first=False) \
         or truncate_tokens(" ".join(row["assistant_text"].split()), REPLY_OPENING_TOKENS)
     return truncate_tokens(f"User: {user} | Assistant: {reply}", FOCUSED_LINE_TOKENS)
-
-
-def _stem(word: str) -> str:
-    """A light suffix stem, enough to match "recommended" to "recommend" within a page."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
 
 
 def _passages(text: str, stems: set[str], budget: int, keep_first: bool) -> str:
@@ -120,7 +111,7 @@ def _passages(text: str, stems: set[str], budget: int, keep_first: bool) -> str:
 
 def _hits(sentence: str, stems: set[str]) -> int:
     """How many of the query's stems a sentence holds."""
-    return len(stems & {_stem(w) for w in words(sentence)})
+    return len(stems & {stem(w) for w in words(sentence)})
 
 
 def page_tokens(row: dict[str, Any]) -> int:

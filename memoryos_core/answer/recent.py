@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import EngineConfig
-from ..text import count_tokens, truncate_tokens
+from ..text import count_tokens, stem, truncate_tokens, words
 
 SIDE_FLOOR = 24  # a side is never cut below this many tokens: the gist stays readable
 NEWEST_WEIGHT = 3  # the newest exchange keeps 3x the room of older ones (it is being answered)
@@ -67,3 +67,25 @@ def fit_recent(rows: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
 def recent_tokens(rows: list[dict[str, Any]]) -> int:
     """Tokens of the exchanges' two sides, as the prompt shows them."""
     return sum(count_tokens(r["user_text"]) + count_tokens(r["assistant_text"]) for r in rows)
+
+
+def shortened_by_keywords(rows: list[dict[str, Any]], fitted: list[dict[str, Any]],
+                          keywords: list[str]) -> list[int]:
+    """The short-term exchanges the prompt shows shortened that hold at least half of the
+    query's distinctive `keywords`, most first (ties: newest first).
+
+    Such an exchange is in no memory page yet and cut in the recent conversation, so without
+    this the memory could not show what it said ("the stand mixer my sister gave me", four
+    turns after a long recipe). Its whole text is searched, not the shortened one.
+    """
+    wanted = {stem(k) for k in keywords}
+    if not wanted:
+        return []
+    held = []
+    for row, shown in zip(rows, fitted, strict=True):
+        if not shown["shortened"]:
+            continue
+        have = len(wanted & {stem(w) for w in words(f"{row['user_text']} {row['assistant_text']}")})
+        if 2 * have >= len(wanted):
+            held.append((-have, -int(row["id"]), int(row["id"])))
+    return [pid for _, _, pid in sorted(held)]

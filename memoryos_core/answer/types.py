@@ -38,6 +38,7 @@ class PageHit(TypedDict, total=False):
     period_rank: int
     continues: int  # the page whose dialogue this one continues
     repeats: int  # the better-ranked page it repeats (left out of the block)
+    recent: bool  # a short-term exchange the recent conversation shows shortened
     reason: str
     selected: bool
     segment_id: int | None

@@ -51,3 +51,29 @@ def test_a_page_that_fits_its_line_is_shown_whole():
     row = _row("My sister moved to Porto.", "That's exciting, Porto is lovely.")
     assert page_body(row, ["porto"]) == page_body(row) == \
         "User: My sister moved to Porto. | Assistant: That's exciting, Porto is lovely."
+
+
+RECIPE = " ".join(f"Stir step {n}: keep the pan on a low heat and whisk the sauce slowly." for n in range(25))
+
+
+def test_a_recent_exchange_the_prompt_shortens_is_still_found_by_its_words(engine):
+    said = (f"{RECIPE} By the way, I got my new stand mixer as a birthday gift from my sister "
+            "last month, and it has been a game-changer.")
+    engine.add_exchange("u1", said, "That sounds lovely! " + RECIPE, timestamp=1_700_000_000,
+                        maintain=False)
+    for i in range(3):  # still in short-term memory, but the recent conversation is cut to fit
+        engine.add_exchange("u1", f"Tell me a dessert idea number {i}.", OTHER_REPLY,
+                            timestamp=1_700_000_100 + i * 60, maintain=False)
+    trace = engine.retrieve("u1", "Who gave me the new stand mixer as a birthday gift?")
+    assert trace["recent_tokens"] <= engine.config.context_token_budget
+    best = trace["pages"][0]
+    assert best["selected"] and best.get("recent") and best["user"] == said
+    assert "gift from my sister" in trace["memory_block"]
+
+
+def test_recent_exchanges_shown_whole_are_never_pages_too(engine):
+    engine.add_exchange("u1", "I got a stand mixer from my sister for my birthday.", "How nice!",
+                        timestamp=1_700_000_000, maintain=False)
+    trace = engine.retrieve("u1", "Who gave me the stand mixer?")
+    assert not any(p["selected"] for p in trace["pages"])
+    assert "stand mixer" not in trace["memory_block"]
