@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from .answer import answer_guard, retrieval
 from .answer.answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_for, remembered
@@ -22,11 +22,18 @@ from .llm.resolver import ModelResolver, is_embedded
 from .memory import analysis, consolidation, state
 from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
+from .memory.reports import AnalysisReport, MaintainReport
+from .memory.state import PageDetail, PageView, Profile, SegmentView, State
 from .runtime.jobs import Jobs
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
 from .transfer import importing, versions
+from .transfer.importing import ImportReport, Preview
 from .transfer.reembed import check_model
+from .transfer.versions import Diff, ExportDocument, Restored, Saved, Version
+
+if TYPE_CHECKING:  # the module itself is loaded on first use
+    from .transfer.reference_import import FolderImport, FolderPreview
 
 Progress = Callable[[int, int, str], None]
 UNITS = {"embedding": "exchanges", "consolidation": "batches", "analysis": "steps"}
@@ -56,6 +63,15 @@ class ChatResult(TypedDict):
     exchange_id: int
     model: str
     trace: Trace
+
+
+class Event(TypedDict):
+    """One entry of a user's event log."""
+
+    id: int
+    ts: float
+    kind: str
+    detail: dict[str, Any]  # what the step logged: each kind its own keys
 
 
 class MemoryEngine(UserControl):
@@ -129,7 +145,7 @@ class MemoryEngine(UserControl):
         return exchange_id
 
     def maintain(self, user_id: str, force: bool = False, model: ChatModel | None = None,
-                 progress: Progress | None = None) -> dict[str, Any]:
+                 progress: Progress | None = None) -> MaintainReport:
         """Consolidate full batches of pending pages, then analyse hot segments.
 
         Runs once per user at a time; a call that finds it running returns at once (the running
@@ -137,17 +153,17 @@ class MemoryEngine(UserControl):
         """
         lock = self._user_lock(user_id)
         if not lock.acquire(blocking=force):
-            return {"skipped": "maintenance already running"}
+            return MaintainReport(skipped="maintenance already running")
         try:
             ctx = self._ctx_for(user_id, model)
             batches = consolidation.consolidate(ctx, user_id, force=force)
             report = analysis.analyse(ctx, user_id, force=False, progress=progress)
-            return {"consolidation": batches, "analysis": report}
+            return MaintainReport(consolidation=batches, analysis=report)
         finally:
             lock.release()
 
     def force_analysis(self, user_id: str, model: ChatModel | None = None,
-                       progress: Progress | None = None) -> dict[str, Any]:
+                       progress: Progress | None = None) -> AnalysisReport:
         """File every pending page, then analyse all segments with unanalysed pages."""
         check_user(user_id)
         with self._user_lock(user_id):
@@ -250,15 +266,15 @@ class MemoryEngine(UserControl):
             raise NotFound(f"no trace for exchange {exchange_id}")
         return read_trace(text)
 
-    def state(self, user_id: str) -> dict[str, Any]:
+    def state(self, user_id: str) -> State:
         """Every tier with counts, capacities, heat terms, pages and links: JSON-ready."""
         return state.build_state(self.ctx, check_user(user_id))
 
-    def segment(self, user_id: str, segment_id: int) -> dict[str, Any]:
+    def segment(self, user_id: str, segment_id: int) -> SegmentView:
         """One segment with heat terms and its pages (NotFound for another user's)."""
         return state.one_segment(self.ctx, check_user(user_id), check_id(segment_id, "segment"))
 
-    def page(self, user_id: str, page_id: int) -> dict[str, Any]:
+    def page(self, user_id: str, page_id: int) -> PageDetail:
         """One exchange or page with chain links and what it supports in long-term memory."""
         return state.one_page(self.ctx, check_user(user_id), check_id(page_id, "page"))
 
@@ -267,17 +283,17 @@ class MemoryEngine(UserControl):
         count = rows_db.short_term_count(self.store, check_user(user_id))
         return {"count": count, "capacity": self.config.short_term_capacity}
 
-    def recent_exchanges(self, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
+    def recent_exchanges(self, user_id: str, limit: int = 50) -> list[PageView]:
         """The newest exchanges of every tier, oldest first (a chat history)."""
         return state.recent_exchanges(self.ctx, check_user(user_id), limit)
 
-    def profile(self, user_id: str) -> dict[str, Any]:
+    def profile(self, user_id: str) -> Profile:
         """The stored structured profile grouped by family."""
         return state.build_profile(self.ctx, check_user(user_id))
 
-    def events(self, user_id: str, limit: int = 200) -> list[dict[str, Any]]:
+    def events(self, user_id: str, limit: int = 200) -> list[Event]:
         """The user's event log, newest first."""
-        return self.store.events(check_user(user_id), limit)
+        return cast(list[Event], self.store.events(check_user(user_id), limit))
 
     def usage(self, user_id: str) -> dict[str, dict[str, int]]:
         """Chat-model calls and tokens per purpose."""
@@ -285,28 +301,28 @@ class MemoryEngine(UserControl):
 
     # -- versions, import, export -----------------------------------------------------------
 
-    def snapshot(self, user_id: str, label: str = "manual") -> dict[str, Any]:
+    def snapshot(self, user_id: str, label: str = "manual") -> Version:
         """Store the user's whole memory as a new numbered version."""
         return versions.snapshot(self.ctx, check_user(user_id), label)
 
-    def versions(self, user_id: str) -> list[dict[str, Any]]:
+    def versions(self, user_id: str) -> list[Version]:
         """The user's versions, newest first."""
         return versions.list_versions(self.ctx, check_user(user_id))
 
-    def restore(self, user_id: str, version: int) -> dict[str, Any]:
+    def restore(self, user_id: str, version: int) -> Restored:
         """Snapshot the current state, then make `version` current, atomically."""
         check_id(version, "version")
         with self._user_lock(check_user(user_id)):
             result = versions.restore(self.ctx, user_id, version)
         return result
 
-    def clear(self, user_id: str) -> dict[str, Any]:
+    def clear(self, user_id: str) -> Saved:
         """Snapshot ("before clear"), then empty the user's memory. Settings never change."""
         with self._user_lock(check_user(user_id)):
             result = versions.clear(self.ctx, user_id)
         return result
 
-    def diff(self, user_id: str, a: int, b: int) -> dict[str, Any]:
+    def diff(self, user_id: str, a: int, b: int) -> Diff:
         """What was added, removed and changed between two versions."""
         return versions.diff(self.ctx, check_user(user_id), check_id(a, "version"),
                              check_id(b, "version"))
@@ -315,7 +331,7 @@ class MemoryEngine(UserControl):
         """Delete one stored version."""
         versions.delete_version(self.ctx, check_user(user_id), check_id(version, "version"))
 
-    def export(self, user_id: str) -> dict[str, Any]:
+    def export(self, user_id: str) -> ExportDocument:
         """One versioned JSON document with the user's whole memory."""
         return versions.export_document(self.ctx, check_user(user_id))
 
@@ -323,7 +339,7 @@ class MemoryEngine(UserControl):
         self, user_id: str, source: Any, fmt: str = "auto", speaker: str | None = None,
         progress: Progress | None = None, maintain: bool = True, select: str | None = None,
         model: ChatModel | None = None,
-    ) -> dict[str, Any]:
+    ) -> ImportReport:
         """Validate a dialogue (any supported format), admit it as one unit, then file it."""
         with self._user_lock(check_user(user_id)):
             stages = staged(progress, {"embedding": (0, 30), "stored": (30, 35),
@@ -344,14 +360,14 @@ class MemoryEngine(UserControl):
         return report
 
     def preview_import(self, user_id: str, source: Any, fmt: str = "auto",
-                       speaker: str | None = None, select: str | None = None) -> dict[str, Any]:
+                       speaker: str | None = None, select: str | None = None) -> Preview:
         """What an import would admit and skip, writing nothing."""
         return importing.preview(self.ctx, check_user(user_id), source, fmt, speaker, select)
 
     # -- a reference MemoryOS data folder ---------------------------------------------------
 
     def preview_reference(self, user_id: str, files: dict[str, bytes], ref_user: str | None = None,
-                          assistant: str | None = None) -> dict[str, Any]:
+                          assistant: str | None = None) -> FolderPreview:
         """What importing a reference data folder would bring in, writing nothing."""
         from .transfer import reference_import
 
@@ -360,7 +376,7 @@ class MemoryEngine(UserControl):
 
     def import_reference(self, user_id: str, files: dict[str, bytes], ref_user: str | None = None,
                          assistant: str | None = None,
-                         progress: Progress | None = None) -> dict[str, Any]:
+                         progress: Progress | None = None) -> FolderImport:
         """Import a reference data folder ({relative path: bytes}) into this user, all at once."""
         from .transfer import reference_import
 

@@ -7,7 +7,7 @@ version of the memory before it (so a correction can be undone like any change).
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TypedDict
 
 from ..context import Context
 from ..errors import InvalidInput, NotFound
@@ -20,6 +20,32 @@ MAX_FACT = 500
 MAX_REASON = 500
 
 
+class FactEdited(TypedDict):
+    fact: int
+    kind: str
+    text: str
+    saved_as: int  # the version saved before the correction
+
+
+class FactDeleted(TypedDict):
+    deleted_fact: int
+    kind: str
+    saved_as: int
+
+
+class ProfileEdited(TypedDict):
+    dimension: str
+    family: str
+    level: str
+    reason: str
+    saved_as: int
+
+
+class ProfileDeleted(TypedDict):
+    deleted_dimension: str
+    saved_as: int
+
+
 def _fact(ctx: Context, user_id: str, fact_id: int) -> dict[str, Any]:
     row = state_rows.facts_by_id(ctx.store, user_id, [fact_id]).get(fact_id)
     if row is None:
@@ -27,7 +53,7 @@ def _fact(ctx: Context, user_id: str, fact_id: int) -> dict[str, Any]:
     return row
 
 
-def edit_fact(ctx: Context, user_id: str, fact_id: int, text: Any) -> dict[str, Any]:
+def edit_fact(ctx: Context, user_id: str, fact_id: int, text: Any) -> FactEdited:
     """Replace a fact's text with the user's (embedded again, so retrieval finds the new text)."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("a fact needs some text (to remove it, delete it)")
@@ -45,10 +71,10 @@ def edit_fact(ctx: Context, user_id: str, fact_id: int, text: Any) -> dict[str, 
         ctx.store.log_event(conn, user_id, "correction", {
             "fact": fact_id, "kind": old["kind"], "action": "edited",
             "saved_as": saved["version"]})
-    return {"fact": fact_id, "kind": old["kind"], "text": text, "saved_as": saved["version"]}
+    return FactEdited(fact=fact_id, kind=old["kind"], text=text, saved_as=saved["version"])
 
 
-def delete_fact(ctx: Context, user_id: str, fact_id: int) -> dict[str, Any]:
+def delete_fact(ctx: Context, user_id: str, fact_id: int) -> FactDeleted:
     """Delete one fact."""
     old = _fact(ctx, user_id, fact_id)
     with ctx.store.transaction(user_id) as conn:
@@ -58,7 +84,7 @@ def delete_fact(ctx: Context, user_id: str, fact_id: int) -> dict[str, Any]:
         ctx.store.log_event(conn, user_id, "correction", {
             "fact": fact_id, "kind": old["kind"], "action": "deleted",
             "saved_as": saved["version"]})
-    return {"deleted_fact": fact_id, "kind": old["kind"], "saved_as": saved["version"]}
+    return FactDeleted(deleted_fact=fact_id, kind=old["kind"], saved_as=saved["version"])
 
 
 def _family(ctx: Context, user_id: str, dimension: Any) -> tuple[str, str, bool]:
@@ -75,7 +101,7 @@ def _family(ctx: Context, user_id: str, dimension: Any) -> tuple[str, str, bool]
 
 
 def edit_profile(ctx: Context, user_id: str, dimension: Any, level: Any,
-                 reason: Any = "") -> dict[str, Any]:
+                 reason: Any = "") -> ProfileEdited:
     """Set a profile dimension's level (and reason) to the user's."""
     if level not in LEVELS:
         raise InvalidInput(f"level must be one of {', '.join(LEVELS)}")
@@ -89,11 +115,11 @@ def edit_profile(ctx: Context, user_id: str, dimension: Any, level: Any,
         ctx.store.log_event(conn, user_id, "correction", {
             "dimension": name, "action": "edited", "level": level,
             "saved_as": saved["version"]})
-    return {"dimension": name, "family": family, "level": level, "reason": reason,
-            "saved_as": saved["version"]}
+    return ProfileEdited(dimension=name, family=family, level=level, reason=reason,
+                         saved_as=saved["version"])
 
 
-def delete_profile(ctx: Context, user_id: str, dimension: Any) -> dict[str, Any]:
+def delete_profile(ctx: Context, user_id: str, dimension: Any) -> ProfileDeleted:
     """Delete one stored profile dimension."""
     name, _, stored = _family(ctx, user_id, dimension)
     if not stored:
@@ -103,4 +129,4 @@ def delete_profile(ctx: Context, user_id: str, dimension: Any) -> dict[str, Any]
         correction_rows.delete_profile(conn, user_id, name)
         ctx.store.log_event(conn, user_id, "correction", {
             "dimension": name, "action": "deleted", "saved_as": saved["version"]})
-    return {"deleted_dimension": name, "saved_as": saved["version"]}
+    return ProfileDeleted(deleted_dimension=name, saved_as=saved["version"])

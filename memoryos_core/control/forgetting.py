@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -52,6 +52,26 @@ class Quote:
             return text
         return _WORD.sub(lambda m: REDACTED if words(m.group())[0] in self.gone else m.group(),
                          text)
+
+
+class Forgotten(TypedDict):
+    """What forgetting one exchange took out."""
+
+    forgotten: int
+    everywhere: bool
+    saved_as: int | None  # the version saved first (None with `everywhere`)
+    exchanges_removed: list[int]
+    facts_removed: list[int]
+    profile_removed: list[str]
+    segments_removed: list[int]
+    traces_removed: int
+    versions_rewritten: list[int]
+    files_scrubbed: bool
+
+
+class Erased(TypedDict):
+    deleted: dict[str, int]  # rows deleted per table
+    files_scrubbed: bool
 
 
 @dataclass
@@ -203,7 +223,7 @@ def _forget_in_long_term(doc: dict[str, Any], quote: Quote, removed: Removed) ->
     doc["profile"] = profile
 
 
-def forget(ctx: Context, user_id: str, exchange_id: int, everywhere: bool) -> dict[str, Any]:
+def forget(ctx: Context, user_id: str, exchange_id: int, everywhere: bool) -> Forgotten:
     """Take one exchange out of the user's memory in one transaction.
 
     Without `everywhere` the memory before is saved as a version first (so it can be undone).
@@ -219,7 +239,7 @@ def forget(ctx: Context, user_id: str, exchange_id: int, everywhere: bool) -> di
     with ctx.store.transaction(user_id) as conn:
         if not everywhere:
             saved = versions.snapshot(ctx, user_id, f"before forgetting exchange {exchange_id}")
-        doc = versions.export_document(ctx, user_id)
+        doc = versions.working_document(ctx, user_id)
         done = forget_in_document(ctx, doc, exchange_id, key)
         if done is None:  # gone meanwhile
             raise NotFound(f"no page {exchange_id}")
@@ -244,12 +264,12 @@ def forget(ctx: Context, user_id: str, exchange_id: int, everywhere: bool) -> di
             "traces_removed": removed.traces, "versions_rewritten": len(rewritten)})
     ctx.index.forget(user_id)
     scrub = erasure.scrub(ctx.store) if everywhere else None
-    return {"forgotten": exchange_id, "everywhere": everywhere,
-            "saved_as": saved["version"] if saved else None,
-            "exchanges_removed": removed.exchanges, "facts_removed": removed.facts,
-            "profile_removed": removed.profile, "segments_removed": removed.segments,
-            "traces_removed": removed.traces, "versions_rewritten": rewritten,
-            "files_scrubbed": bool(scrub and scrub["scrubbed"])}
+    return Forgotten(forgotten=exchange_id, everywhere=everywhere,
+                     saved_as=saved["version"] if saved else None,
+                     exchanges_removed=removed.exchanges, facts_removed=removed.facts,
+                     profile_removed=removed.profile, segments_removed=removed.segments,
+                     traces_removed=removed.traces, versions_rewritten=rewritten,
+                     files_scrubbed=bool(scrub and scrub["scrubbed"]))
 
 
 def _forget_in_jobs(conn: Any, user_id: str, quotes: list[Quote]) -> None:
@@ -264,11 +284,11 @@ def _forget_in_jobs(conn: Any, user_id: str, quotes: list[Quote]) -> None:
             erasure.delete_upload(conn, user_id, token)
 
 
-def erase_user(ctx: Context, user_id: str) -> dict[str, Any]:
+def erase_user(ctx: Context, user_id: str) -> Erased:
     """Delete every row of the user (memory, versions, events, jobs, uploads, usage, vectors)
     and scrub the store's files; other users' rows are untouched."""
     with ctx.store.transaction(user_id) as conn:
         deleted = erasure.delete_user_rows(conn, user_id)
     ctx.index.forget(user_id)
     scrub = erasure.scrub(ctx.store)
-    return {"deleted": deleted, "files_scrubbed": bool(scrub["scrubbed"])}
+    return Erased(deleted=deleted, files_scrubbed=bool(scrub["scrubbed"]))

@@ -9,6 +9,9 @@ from typing import TYPE_CHECKING, Any
 from ..context import Context
 from ..errors import NotFound, check_user
 from . import corrections, forgetting, memory_search
+from .corrections import FactDeleted, FactEdited, ProfileDeleted, ProfileEdited
+from .forgetting import Erased, Forgotten
+from .memory_search import SearchResult
 
 MAX_ID = 2**63 - 1
 
@@ -32,12 +35,12 @@ class UserControl:
     def _check_user(user_id: Any) -> str:
         return check_user(user_id)
 
-    def search(self, user_id: str, query: str, limit: int = 20) -> dict[str, Any]:
+    def search(self, user_id: str, query: str, limit: int = 20) -> SearchResult:
         """Pages (every tier), facts and profile dimensions matching a query by words and by
         meaning, each with its dates."""
         return memory_search.search(self.ctx, self._check_user(user_id), query, limit)
 
-    def forget(self, user_id: str, exchange_id: int, everywhere: bool = False) -> dict[str, Any]:
+    def forget(self, user_id: str, exchange_id: int, everywhere: bool = False) -> Forgotten:
         """Take one exchange out of every tier, index, chain, fact and trace.
 
         Without `everywhere` a version is saved first; with it the exchange also leaves every
@@ -47,28 +50,28 @@ class UserControl:
             return forgetting.forget(self.ctx, user_id, _id(exchange_id, "page"),
                                      bool(everywhere))
 
-    def erase_user(self, user_id: str) -> dict[str, Any]:
+    def erase_user(self, user_id: str) -> Erased:
         """Delete every row and version of the user and scrub the store's files."""
         with self._user_lock(self._check_user(user_id)):
             return forgetting.erase_user(self.ctx, user_id)
 
-    def edit_fact(self, user_id: str, fact_id: int, text: str) -> dict[str, Any]:
+    def edit_fact(self, user_id: str, fact_id: int, text: str) -> FactEdited:
         """Correct a fact's text (saved as the user's; a version first)."""
         with self._user_lock(self._check_user(user_id)):
             return corrections.edit_fact(self.ctx, user_id, _id(fact_id, "fact"), text)
 
-    def delete_fact(self, user_id: str, fact_id: int) -> dict[str, Any]:
+    def delete_fact(self, user_id: str, fact_id: int) -> FactDeleted:
         """Delete a fact (a version first)."""
         with self._user_lock(self._check_user(user_id)):
             return corrections.delete_fact(self.ctx, user_id, _id(fact_id, "fact"))
 
     def edit_profile(self, user_id: str, dimension: str, level: str,
-                     reason: str = "") -> dict[str, Any]:
+                     reason: str = "") -> ProfileEdited:
         """Set a profile dimension's level and reason (saved as the user's; a version first)."""
         with self._user_lock(self._check_user(user_id)):
             return corrections.edit_profile(self.ctx, user_id, dimension, level, reason)
 
-    def delete_profile(self, user_id: str, dimension: str) -> dict[str, Any]:
+    def delete_profile(self, user_id: str, dimension: str) -> ProfileDeleted:
         """Delete a profile dimension (a version first)."""
         with self._user_lock(self._check_user(user_id)):
             return corrections.delete_profile(self.ctx, user_id, dimension)

@@ -7,6 +7,9 @@ import time
 from typing import Any, TextIO
 
 from ..answer.types import Retrieval
+from ..memory.state import PageView, State
+from ..transfer.importing import ImportReport, Preview
+from ..transfer.versions import Diff, Version
 
 
 def clip(text: Any, width: int = 90) -> str:
@@ -35,7 +38,7 @@ def dumps(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=_json_default)
 
 
-def cut_lines(report: dict[str, Any], verb: str, most: int = 20) -> list[str]:
+def cut_lines(report: Preview | ImportReport, verb: str, most: int = 20) -> list[str]:
     """The texts an import cut to max_text_chars, one line each (import report or preview)."""
     cut = report.get("cut") or []
     noun = "text" if len(cut) == 1 else "texts"
@@ -51,12 +54,12 @@ def cut_lines(report: dict[str, Any], verb: str, most: int = 20) -> list[str]:
     return lines
 
 
-def _exchange_line(ex: dict[str, Any]) -> str:
+def _exchange_line(ex: PageView) -> str:
     return clip(f"[{when(ex['timestamp'])}] User: {ex['user']} | Assistant: {ex['assistant']}",
                 110)
 
 
-def format_state(state: dict[str, Any], full: bool = False) -> list[str]:
+def format_state(state: State, full: bool = False) -> list[str]:
     """A summary of every tier; `full` lists every page of every segment."""
     short, mid, long = state["short_term"], state["mid_term"], state["long_term"]
     lines = [f"user {state['user_id']}",
@@ -89,7 +92,7 @@ def format_state(state: dict[str, Any], full: bool = False) -> list[str]:
     return lines
 
 
-def memory_counts(state: dict[str, Any]) -> str:
+def memory_counts(state: State) -> str:
     """One line with the size of every tier."""
     short, mid, long = state["short_term"], state["mid_term"], state["long_term"]
     return (f"memory: short-term {short['count']}/{short['capacity']}, mid-term {mid['count']}"
@@ -127,7 +130,7 @@ def format_trace(trace: Retrieval, show_prompt: bool = False) -> list[str]:
     return lines
 
 
-def format_versions(items: list[dict[str, Any]]) -> list[str]:
+def format_versions(items: list[Version]) -> list[str]:
     """The versions as a table, newest first."""
     if not items:
         return ["no versions"]
@@ -142,7 +145,7 @@ def format_versions(items: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def format_diff(delta: dict[str, Any]) -> list[str]:
+def format_diff(delta: Diff) -> list[str]:
     """Added (+), removed (-) and changed (~) items per kind."""
     name = {0: "current"}
     lines = [f"from version {name.get(delta['from'], delta['from'])} to"

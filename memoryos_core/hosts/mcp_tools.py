@@ -7,12 +7,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..control.forgetting import Forgotten
+from ..control.memory_search import SearchResult
 from ..engine import MemoryEngine
 from ..errors import InvalidInput
 from ..llm import ChatModel
+from ..memory.reports import AnalysisReport
+from ..memory.state import State
 from ..storage import exchanges as rows_db
 from ..storage import state_rows
 from ..timeframe import format_ts, parse_ts
+from ..transfer.versions import Restored, Version
 
 NO_PROFILE = "No detailed user profile"
 
@@ -162,24 +167,24 @@ class ToolHost:
         return {"answer": result["answer"], "exchange_id": result["exchange_id"],
                 "model": result["model"]}
 
-    def memory_state(self) -> dict[str, Any]:
+    def memory_state(self) -> State:
         """Every tier with counts, heat and pages (the engine's state)."""
         return self.engine.state(self.user())
 
-    def force_analysis(self) -> dict[str, Any]:
+    def force_analysis(self) -> AnalysisReport:
         """File pending pages and analyse every segment with unanalysed pages now."""
         user_id = self.user()
         return self.engine.force_analysis(user_id, model=self.model(user_id))
 
-    def snapshot(self, label: str = "mcp") -> dict[str, Any]:
+    def snapshot(self, label: str = "mcp") -> Version:
         """Save the current memory as a new version."""
         return self.engine.snapshot(self.user(), check_text(label, "label")[:200])
 
-    def list_versions(self) -> list[dict[str, Any]]:
+    def list_versions(self) -> list[Version]:
         """Saved versions, newest first."""
         return self.engine.versions(self.user())
 
-    def restore_version(self, version: int) -> dict[str, Any]:
+    def restore_version(self, version: int) -> Restored:
         """Make a version current (the current memory is saved first)."""
         return self.engine.restore(self.user(), check_count(version, "version", 1, 10**9))
 
@@ -193,12 +198,12 @@ class ToolHost:
         report.pop("exchange_ids", None)
         return json.loads(json.dumps(report, default=str))  # type: ignore[no-any-return]
 
-    def search_memory(self, query: str, max_results: int = 20) -> dict[str, Any]:
+    def search_memory(self, query: str, max_results: int = 20) -> SearchResult:
         """Pages, facts and profile dimensions matching a query, by words and by meaning."""
         check_text(query, "query")
         return self.engine.search(self.user(), query, check_count(max_results, "max_results"))
 
-    def forget_exchange(self, exchange_id: int, everywhere: bool = False) -> dict[str, Any]:
+    def forget_exchange(self, exchange_id: int, everywhere: bool = False) -> Forgotten:
         """Forget one exchange (a version first), or everywhere (versions and files too)."""
         return self.engine.forget(self.user(), check_count(exchange_id, "exchange_id", 1, 2**63 - 1),
                                   everywhere=bool(everywhere))

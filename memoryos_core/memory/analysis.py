@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from .prompts import (
     validate_facts,
     validate_profile,
 )
+from .reports import AnalysisReport
 
 CHUNK_PAGES = 8  # pages per analysis call, so prompts fit a small model's window
 RELATED_PER_PAGE = 3  # facts searched per analysed page, shown to the model as replaceable
@@ -42,10 +43,10 @@ def segments_due(ctx: Context, user_id: str, force: bool) -> list[dict[str, Any]
 
 
 def analyse(ctx: Context, user_id: str, force: bool = False,
-            progress: Any = None) -> dict[str, Any]:
+            progress: Any = None) -> AnalysisReport:
     """Analyse due segments in chunks of pages; each chunk is stored before pages are marked."""
     due = segments_due(ctx, user_id, force)
-    report: dict[str, Any] = {"segments": [s["id"] for s in due], "pages": 0,
+    report: AnalysisReport = {"segments": [s["id"] for s in due], "pages": 0,
                               "profile_changes": [], "facts_added": [], "facts_merged": 0,
                               "facts_superseded": [], "fallbacks": []}
     if not due:
@@ -59,12 +60,12 @@ def analyse(ctx: Context, user_id: str, force: bool = False,
             progress(n, len(chunks), "analysis")
     with ctx.store.transaction(user_id) as conn:
         segments.reset_analysed_segments(conn, user_id, seg_ids, time.time())
-        ctx.store.log_event(conn, user_id, "analysis", report)
+        ctx.store.log_event(conn, user_id, "analysis", cast(dict[str, Any], report))
     return report
 
 
 def _analyse_chunk(
-    ctx: Context, user_id: str, chunk: list[dict[str, Any]], report: dict[str, Any]
+    ctx: Context, user_id: str, chunk: list[dict[str, Any]], report: AnalysisReport
 ) -> None:
     ids = [int(p["id"]) for p in chunk]
     dims: list[dict[str, Any]] | None = None
@@ -115,7 +116,7 @@ def _analyse_chunk(
 
 
 def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: dict[str, Any],
-                vec: np.ndarray, now: float, report: dict[str, Any], judged: bool) -> None:
+                vec: np.ndarray, now: float, report: AnalysisReport, judged: bool) -> None:
     """Insert a fact, or merge it into one with the same text or a near vector that held when
     it was said; a new fact may replace an older one on the same subject (kept as history)."""
     norm = normalise(fact["text"])

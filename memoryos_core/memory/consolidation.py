@@ -6,7 +6,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -18,6 +18,7 @@ from ..text import first_sentences, jaccard, keywords, merge_keywords
 from . import grounding
 from .eviction import evict_overflow
 from .prompts import consolidation_messages, consolidation_schema
+from .reports import BatchReport
 
 
 @dataclass
@@ -48,9 +49,9 @@ def pending_pages(ctx: Context, user_id: str, limit: int | None = None) -> list[
 def consolidate(
     ctx: Context, user_id: str, force: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[BatchReport]:
     """File pending pages in batches; unless `force`, only full batches. Returns batch reports."""
-    reports: list[dict[str, Any]] = []
+    reports: list[BatchReport] = []
     batch_size = ctx.config.consolidation_batch
     waiting = segments.pending_count(ctx.store, user_id)
     total = -(-waiting // batch_size) if force else waiting // batch_size
@@ -151,7 +152,7 @@ def extractive_plan(
     return Plan(continues, new_overview, topics, "extractive")
 
 
-def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) -> dict[str, Any]:
+def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) -> BatchReport:
     state = persona_rows.user_state(ctx.store, user_id)
     overview = state["overview"] if state else ""
     previous = None
@@ -219,7 +220,7 @@ def merge_summary(old: str, new: str) -> str:
 def _file_plan(
     ctx: Context, user_id: str, batch: list[dict[str, Any]], vectors: np.ndarray,
     previous: dict[str, Any] | None, plan: Plan, fallback: str | None,
-) -> dict[str, Any]:
+) -> BatchReport:
     """Write the plan in one transaction: segments, page links, overview, then eviction."""
     topic_vecs = ctx.embedder.embed([f"{t.summary} {' '.join(t.keywords)}" for t in plan.topics])
     targets: list[tuple[Topic, dict[str, Any] | None, str, list[str], Any, float]] = []
@@ -247,8 +248,8 @@ def _file_plan(
             targets[i] = (*targets[i][:4], vec, targets[i][5])
 
     now = time.time()
-    report: dict[str, Any] = {"mode": plan.mode, "fallback": fallback, "notes": plan.notes,
-                              "pages": [], "segments": []}
+    report: BatchReport = {"mode": plan.mode, "fallback": fallback, "notes": plan.notes,
+                           "pages": [], "segments": []}
     with ctx.store.transaction(user_id) as conn:
         still = segments.still_pending(conn, user_id, [p["id"] for p in batch])
         prev_id = previous["id"] if previous is not None and plan.continues else None
@@ -282,6 +283,6 @@ def _file_plan(
                                        "summary": summary})
         if chain:
             persona_rows.save_overview(conn, user_id, plan.overview, chain[-1]["id"], now)
-            ctx.store.log_event(conn, user_id, "consolidation", report)
+            ctx.store.log_event(conn, user_id, "consolidation", cast(dict[str, Any], report))
         report["evicted"] = evict_overflow(ctx, conn, user_id, now)
     return report

@@ -9,18 +9,19 @@ from ..context import Context
 from ..storage import persona_rows, segments
 from ..storage.db import Connection
 from .heat import heat_terms
+from .reports import Evicted
 
 
 def evict_overflow(
     ctx: Context, conn: Connection, user_id: str, now: float
-) -> list[dict[str, Any]]:
+) -> list[Evicted]:
     """Evict the coldest segments beyond capacity inside the caller's transaction."""
     rows = segments.user_segments(conn, user_id)
     excess = len(rows) - ctx.config.mid_term_capacity
     if excess <= 0:
         return []
     rows.sort(key=lambda s: (heat_terms(s, ctx.config, now)["heat"], s["id"]))
-    evicted = []
+    evicted: list[Evicted] = []
     for seg in rows[:excess]:
         pages = segments.segment_pages(conn, user_id, seg["id"])
         record: dict[str, Any] = {

@@ -12,6 +12,7 @@ from ..storage import persona_rows, state_rows
 from ..storage.db import Connection
 from . import signals
 from .persona import DIMENSIONS
+from .reports import AnalysisReport
 
 EVIDENCE_QUOTES = 3  # earlier evidence sentences per dimension shown to the model
 QUOTE_CHARS = 100
@@ -44,7 +45,7 @@ def extractive(ctx: Context, chunk: list[dict[str, Any]]) -> list[dict[str, Any]
 
 
 def store(conn: Connection, user_id: str, dims: list[dict[str, Any]], now: float,
-          report: dict[str, Any]) -> None:
+          report: AnalysisReport) -> None:
     """Save analysed dimensions: evidence links are the union of all batches; a model's level
     replaces the level (it was given the earlier evidence); signals never set one."""
     for dim in dims:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ..context import Context
 from ..errors import NotFound
@@ -16,7 +16,146 @@ from .heat import heat_terms
 from .persona import FAMILIES
 
 
-def page_view(row: dict[str, Any]) -> dict[str, Any]:
+class PageView(TypedDict):
+    """A page or exchange as inspection shows it."""
+
+    id: int
+    user: str
+    assistant: str
+    timestamp: float
+    tier: str
+    segment_id: int | None
+    prev_id: int | None
+    next_id: int | None
+    overview: str | None
+    keywords: list[str]
+    analysed: bool
+    source: str | None
+
+
+class FactView(TypedDict):
+    """A fact as inspection shows it: sources, and since when / until when it held."""
+
+    id: int
+    text: str
+    sources: list[int]
+    created_at: float
+    updated_at: float | None
+    valid_from: float | None
+    valid_until: float | None
+    superseded_by: int | None
+    by_user: bool
+
+
+class FactTimeline(FactView):
+    """A current fact with the values it replaced, newest first."""
+
+    history: list[FactView]
+
+
+class PageFact(FactView):
+    """A fact a page supports, with its list."""
+
+    kind: str
+
+
+class ProfileView(TypedDict):
+    """A stored profile dimension as inspection shows it."""
+
+    dimension: str
+    family: str
+    level: str | None
+    reason: str | None
+    evidence: list[int]
+    signals: list[dict[str, Any]]  # the user's sentences with their pages (signals.py)
+    kind: str  # "level" or "signals"
+    summary: str
+    updated_at: float | None
+    by_user: bool
+
+
+class PageDetail(PageView):
+    """One page with the facts and profile rows it supports."""
+
+    facts: list[PageFact]
+    profile: list[ProfileView]
+
+
+class SegmentView(TypedDict):
+    """A segment with its heat terms and (when asked) its pages in order."""
+
+    id: int
+    summary: str
+    keywords: list[str]
+    heat: float
+    n_visit: float
+    l_interaction: float
+    recency: float
+    last_visit: float | None
+    created_at: float
+    analysed_at: float | None
+    page_count: int
+    unanalysed_pages: int
+    pages: NotRequired[list[PageView]]
+
+
+class Family(TypedDict):
+    """One profile family and its dimensions in the declared order."""
+
+    family: str
+    dimensions: list[ProfileView]
+
+
+class Profile(TypedDict):
+    """The profile grouped by family, with the imported notes and counts."""
+
+    families: list[Family]
+    count: int
+    notes: list[dict[str, Any]]  # imported notes as stored (kind, text, source, created_at)
+    levels: int
+    signal_dimensions: int
+
+
+class ShortTermView(TypedDict):
+    count: int
+    capacity: int
+    exchanges: list[PageView]
+
+
+class MidTermView(TypedDict):
+    count: int
+    capacity: int
+    segments: list[SegmentView]
+    pending_pages: list[PageView]
+    page_count: int
+    chain_overview: str
+    heat_threshold: float
+
+
+class LongTermView(TypedDict):
+    profile: list[ProfileView]
+    user_facts: list[FactTimeline]
+    assistant_facts: list[FactTimeline]
+    fact_capacity: int
+
+
+class PendingWork(TypedDict):
+    pages_to_consolidate: int
+    segments_to_analyse: int
+    unanalysed_pages: int
+
+
+class State(TypedDict):
+    """The whole memory of a user, tier by tier."""
+
+    user_id: str
+    short_term: ShortTermView
+    mid_term: MidTermView
+    long_term: LongTermView
+    pending_work: PendingWork
+
+
+def page_view(row: dict[str, Any]) -> PageView:
     """A page or exchange as inspection shows it."""
     return {
         "id": row["id"], "user": row["user_text"], "assistant": row["assistant_text"],
@@ -28,17 +167,17 @@ def page_view(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
-                  segment_id: int | None = None) -> list[dict[str, Any]]:
+                  segment_id: int | None = None) -> list[SegmentView]:
     """Segments, hottest first, with heat terms and (optionally) their pages in order."""
     now = time.time()
-    exact: list[tuple[float, dict[str, Any]]] = []
-    pages_by_segment: dict[int, list[dict[str, Any]]] = {}
+    exact: list[tuple[float, SegmentView]] = []
+    pages_by_segment: dict[int, list[PageView]] = {}
     if with_pages:
         for row in rows_db.filed_page_rows(ctx.store, user_id, segment_id):
             pages_by_segment.setdefault(row["segment_id"], []).append(page_view(row))
     for seg in state_rows.segment_rows_with_counts(ctx.store, user_id, segment_id):
         terms = heat_terms(seg, ctx.config, now)
-        view = {
+        view: SegmentView = {
             "id": seg["id"], "summary": seg["summary"], "keywords": json.loads(seg["keywords"]),
             "heat": round(terms["heat"], 4), "n_visit": terms["n_visit"],
             "l_interaction": terms["l_interaction"], "recency": round(terms["recency"], 4),
@@ -54,7 +193,7 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
     return [view for _, view in exact]
 
 
-def fact_view(row: dict[str, Any]) -> dict[str, Any]:
+def fact_view(row: dict[str, Any]) -> FactView:
     """A fact as inspection shows it: sources, and since when / until when it held."""
     return {"id": row["id"], "text": row["text"], "sources": json.loads(row["sources"]),
             "created_at": row["created_at"], "updated_at": row["updated_at"],
@@ -62,22 +201,22 @@ def fact_view(row: dict[str, Any]) -> dict[str, Any]:
             "superseded_by": row["superseded_by"], "by_user": bool(row.get("by_user"))}
 
 
-def fact_views(ctx: Context, user_id: str, kind: str) -> list[dict[str, Any]]:
+def fact_views(ctx: Context, user_id: str, kind: str) -> list[FactView]:
     """One fact list with sources, replaced facts included."""
     return [fact_view(r) for r in state_rows.fact_rows(ctx.store, user_id, kind)]
 
 
-def fact_timelines(ctx: Context, user_id: str, kind: str) -> list[dict[str, Any]]:
+def fact_timelines(ctx: Context, user_id: str, kind: str) -> list[FactTimeline]:
     """One fact list as it holds now, each fact with `history`: the values it replaced,
     newest first, each with its dates."""
-    return [dict(fact_view(t["fact"]), history=[fact_view(h) for h in t["history"]])
+    return [FactTimeline(**fact_view(t["fact"]), history=[fact_view(h) for h in t["history"]])
             for t in fact_history.timeline(state_rows.fact_rows(ctx.store, user_id, kind))]
 
 
-def profile_rows(ctx: Context, user_id: str) -> list[dict[str, Any]]:
+def profile_rows(ctx: Context, user_id: str) -> list[ProfileView]:
     """Stored profile dimensions: a model's level and reason, or (level None) the signals
     without a model, the user's sentences with their pages; `summary` says which, with counts."""
-    out = []
+    out: list[ProfileView] = []
     for r in state_rows.profile_rows(ctx.store, user_id):
         evidence, found = json.loads(r["evidence"]), json.loads(r["signals"])
         out.append({"dimension": r["dimension"], "family": r["family"], "level": r["level"],
@@ -89,10 +228,10 @@ def profile_rows(ctx: Context, user_id: str) -> list[dict[str, Any]]:
     return out
 
 
-def build_profile(ctx: Context, user_id: str) -> dict[str, Any]:
+def build_profile(ctx: Context, user_id: str) -> Profile:
     """The profile grouped by the three families, in the families' declared order."""
     rows = profile_rows(ctx, user_id)
-    families = []
+    families: list[Family] = []
     for family, dims in FAMILIES.items():
         order = {d: i for i, d in enumerate(dims)}
         items = sorted((r for r in rows if r["family"] == family),
@@ -104,7 +243,7 @@ def build_profile(ctx: Context, user_id: str) -> dict[str, Any]:
             "signal_dimensions": sum(1 for r in rows if not r["level"])}
 
 
-def build_state(ctx: Context, user_id: str) -> dict[str, Any]:
+def build_state(ctx: Context, user_id: str) -> State:
     """The whole memory of a user: short-term, mid-term, long-term, pending work."""
     cfg = ctx.config
     short = [page_view(r) for r in rows_db.short_term_rows(ctx.store, user_id)]
@@ -137,7 +276,7 @@ def build_state(ctx: Context, user_id: str) -> dict[str, Any]:
     }
 
 
-def one_segment(ctx: Context, user_id: str, segment_id: int) -> dict[str, Any]:
+def one_segment(ctx: Context, user_id: str, segment_id: int) -> SegmentView:
     """One segment of this user with its pages (NotFound otherwise)."""
     found = segment_views(ctx, user_id, segment_id=segment_id)
     if not found:
@@ -145,19 +284,18 @@ def one_segment(ctx: Context, user_id: str, segment_id: int) -> dict[str, Any]:
     return found[0]
 
 
-def one_page(ctx: Context, user_id: str, page_id: int) -> dict[str, Any]:
+def one_page(ctx: Context, user_id: str, page_id: int) -> PageDetail:
     """One exchange or page of this user, with the facts and profile rows it supports."""
     row = rows_db.exchange_row(ctx.store, user_id, page_id)
     if row is None:
         raise NotFound(f"no page {page_id}")
-    view = page_view(row)
-    view["facts"] = [dict(f, kind=kind) for kind in ("user", "assistant")
-                     for f in fact_views(ctx, user_id, kind) if page_id in f["sources"]]
-    view["profile"] = [p for p in profile_rows(ctx, user_id) if page_id in p["evidence"]]
-    return view
+    facts = [PageFact(**f, kind=kind) for kind in ("user", "assistant")
+             for f in fact_views(ctx, user_id, kind) if page_id in f["sources"]]
+    profile = [p for p in profile_rows(ctx, user_id) if page_id in p["evidence"]]
+    return PageDetail(**page_view(row), facts=facts, profile=profile)
 
 
-def recent_exchanges(ctx: Context, user_id: str, limit: int = 50) -> list[dict[str, Any]]:
+def recent_exchanges(ctx: Context, user_id: str, limit: int = 50) -> list[PageView]:
     """The newest exchanges of any tier, oldest first: the chat history."""
     rows = rows_db.recent_exchange_rows(ctx.store, user_id, limit)
     return [page_view(r) for r in reversed(rows)]

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
 from ..memory.admission import NewExchange, admit, check_exchange
+from ..memory.reports import AnalysisReport
 from ..storage import exchanges as rows_db
 from ..storage import lookup
 from . import importers, versions
@@ -22,6 +23,71 @@ EMBED_BATCH = 64
 CUT_NOTE = " [... cut: {:,} more characters not stored]"
 CUT_AT_SPACE = 200  # a cut backs up to a space this close, so it does not split a word
 
+
+
+class Skipped(TypedDict):
+    where: str
+    reason: str
+
+
+class CutText(TypedDict):
+    """A side of an exchange shortened to the text limit."""
+
+    exchange_id: NotRequired[int]  # once imported
+    where: str
+    ref: str
+    side: str  # "user" or "assistant"
+    chars: int  # its length
+    cut: int  # characters left out
+
+
+class Chosen(TypedDict):
+    """The conversation of a many-conversation file that is imported, of how many."""
+
+    field: str
+    id: str | None
+    of: int
+
+
+class Sample(TypedDict):
+    user: str
+    assistant: str
+    ts: float
+    where: str
+
+
+class Preview(TypedDict):
+    """What an import would do (an export document: it replaces the whole memory)."""
+
+    format: str
+    total: int
+    to_import: int
+    skipped: list[Skipped]
+    cut: list[CutText]
+    sample: list[Sample]
+    replaces_memory: bool
+    export_counts: NotRequired[dict[str, int]]  # an export document's sizes
+    chosen: NotRequired[Chosen | None]
+    max_text_chars: NotRequired[int]
+
+
+class ImportReport(TypedDict):
+    """One import: what was admitted, skipped and cut (an export: the version saved)."""
+
+    format: str
+    total: int
+    imported: int
+    skipped: list[Skipped]
+    cut: list[CutText]
+    max_text_chars: NotRequired[int]
+    chosen: NotRequired[Chosen | None]
+    exchange_ids: NotRequired[list[int]]
+    refs: NotRequired[dict[int, str]]  # exchange id: its place in the source
+    saved_as: int | None
+    counts: NotRequired[dict[str, int]]  # an export document's sizes
+    consolidation_batches: NotRequired[int]  # the engine's: pages filed after the import
+    analysis: NotRequired[AnalysisReport]
+    analysis_deferred: NotRequired[bool]
 
 
 def parse(doc: Any, fmt: str, speaker: str | None = None, select: str | None = None) -> list[importers.Item]:
@@ -61,7 +127,7 @@ def fit_text(text: str, limit: int) -> tuple[str, int]:
     return head + CUT_NOTE.format(len(text) - len(head)), len(text) - len(head)
 
 
-def _chosen(doc: Any, fmt: str, select: str | None) -> dict[str, Any] | None:
+def _chosen(doc: Any, fmt: str, select: str | None) -> Chosen | None:
     """Which item of a many-conversation file is imported (LoCoMo, LongMemEval), of how many."""
     if fmt not in ("locomo", "longmemeval") or not isinstance(doc, list):
         return None
@@ -133,9 +199,18 @@ def prepare(
             "cut": cut, "chosen": _chosen(doc, fmt, select)}
 
 
+def _cut_text(c: dict[str, Any], exchange_id: int | None = None) -> CutText:
+    """A planned cut as reported: without its position in the plan, with its exchange id."""
+    if exchange_id is None:
+        return CutText(where=c["where"], ref=c["ref"], side=c["side"], chars=c["chars"],
+                       cut=c["cut"])
+    return CutText(exchange_id=exchange_id, where=c["where"], ref=c["ref"], side=c["side"],
+                   chars=c["chars"], cut=c["cut"])
+
+
 def preview(ctx: Context, user_id: str, source: Any, fmt: str = "auto",
             speaker: str | None = None, select: str | None = None,
-            limit: int = 20) -> dict[str, Any]:
+            limit: int = 20) -> Preview:
     """What an import would do, with the first exchanges, writing nothing."""
     plan = prepare(ctx, user_id, source, fmt, speaker, select)
     if plan["format"] == "memoryos-export":  # not an addition: the whole memory is replaced
@@ -146,7 +221,7 @@ def preview(ctx: Context, user_id: str, source: Any, fmt: str = "auto",
         "format": plan["format"], "total": plan["total"], "to_import": len(plan["exchanges"]),
         "replaces_memory": False, "chosen": plan["chosen"],
         "skipped": plan["skipped"], "max_text_chars": ctx.config.max_text_chars,
-        "cut": [{k: v for k, v in c.items() if k != "n"} for c in plan["cut"]],
+        "cut": [_cut_text(c) for c in plan["cut"]],
         "sample": [{"user": n.user_text[:300], "assistant": n.assistant_text[:300], "ts": n.ts,
                     "where": item.where} for n, item in plan["exchanges"][:limit]],
     }
@@ -155,13 +230,14 @@ def preview(ctx: Context, user_id: str, source: Any, fmt: str = "auto",
 def import_dialogue(
     ctx: Context, user_id: str, source: Any, fmt: str = "auto", speaker: str | None = None,
     progress: Progress | None = None, select: str | None = None,
-) -> dict[str, Any]:
+) -> ImportReport:
     """Admit every valid exchange of a document in one transaction; report what was skipped."""
     plan = prepare(ctx, user_id, source, fmt, speaker, select)
     if plan["format"] == "memoryos-export":
         result = versions.replace_with_export(ctx, user_id, plan["document"])
-        return {"format": plan["format"], "total": plan["total"],
-                "imported": plan["total"], "skipped": [], "cut": [], **result}
+        return {"format": plan["format"], "total": plan["total"], "imported": plan["total"],
+                "skipped": [], "cut": [], "saved_as": result["saved_as"],
+                "counts": result["counts"]}
     ready = plan["exchanges"]
     total = len(ready)
     vectors: list[Any] = []
@@ -189,8 +265,7 @@ def import_dialogue(
             "cut": len(plan["cut"]), "saved_as": saved})
     if progress:
         progress(total, total, "stored")
-    cut = [{"exchange_id": ids[c["n"]], **{k: v for k, v in c.items() if k != "n"}}
-           for c in plan["cut"]]
+    cut = [_cut_text(c, ids[c["n"]]) for c in plan["cut"]]
     return {"format": plan["format"], "total": plan["total"], "imported": total,
             "skipped": plan["skipped"], "cut": cut, "max_text_chars": ctx.config.max_text_chars,
             "chosen": plan["chosen"], "exchange_ids": ids, "refs": refs, "saved_as": saved}

@@ -16,7 +16,7 @@ import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
@@ -63,6 +63,46 @@ def read_zip(data: bytes) -> dict[str, bytes]:
     return files
 
 
+class FolderCounts(TypedDict):
+    """What a reference data folder holds (or what of it was imported)."""
+
+    short_term: int
+    segments: int
+    pages: int
+    user_facts: int
+    assistant_facts: int
+    profile_note: bool
+
+
+class FolderSample(TypedDict):
+    user: str
+    assistant: str
+    ts: float
+
+
+class FolderPreview(TypedDict):
+    """What importing a reference data folder would bring in."""
+
+    format: str
+    user: str
+    assistant: str | None
+    counts: FolderCounts
+    profile_note: str
+    sample: list[FolderSample]
+
+
+class FolderImport(TypedDict):
+    """A reference data folder imported: what it held, what was new, what was skipped."""
+
+    format: str
+    user: str
+    assistant: str | None
+    imported: FolderCounts
+    found: FolderCounts
+    skipped: list[dict[str, str]]  # where, reason
+    saved_as: int
+
+
 @dataclass
 class Plan:
     """Everything an import would write, validated, with nothing written yet."""
@@ -76,7 +116,7 @@ class Plan:
     profile: str = ""
     skipped: list[dict[str, str]] = field(default_factory=list)
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> FolderCounts:
         return {"short_term": len(self.short), "segments": len(self.segments),
                 "pages": sum(len(s["pages"]) for s in self.segments),
                 "user_facts": len(self.user_facts), "assistant_facts": len(self.assistant_facts),
@@ -210,7 +250,7 @@ def _exchange(ctx: Context, item: Any, where: str, default_ts: float) -> NewExch
 
 
 def preview(ctx: Context, files: Mapping[str, bytes], ref_user: str | None = None,
-            assistant: str | None = None) -> dict[str, Any]:
+            assistant: str | None = None) -> FolderPreview:
     """What the import would bring in (counts and a sample), writing nothing."""
     p = plan(ctx, files, ref_user, assistant)
     pages = [pg["exchange"] for s in p.segments for pg in s["pages"]]
@@ -232,7 +272,7 @@ def _batched(ctx: Context, texts: list[str], progress: Progress | None, total: i
 
 
 def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | None = None,
-        assistant: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
+        assistant: str | None = None, progress: Progress | None = None) -> FolderImport:
     """Import a planned folder in one transaction (after a snapshot); re-imports are skipped."""
     p = plan(ctx, files, ref_user, assistant)
     found = p.counts()
@@ -297,7 +337,7 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
         if note:
             snapshots.insert_note(conn, user_id, "reference_profile", p.profile,
                                   f"users/{p.ref_user}", now)
-        counts = {"short_term": len(short), "segments": len(segments),
+        counts: FolderCounts = {"short_term": len(short), "segments": len(segments),
                   "pages": sum(len(s["pages"]) for s in segments),
                   "user_facts": sum(1 for f in facts if f[0] == "user"),
                   "assistant_facts": sum(1 for f in facts if f[0] == "assistant"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import time
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -19,6 +19,74 @@ EXPORT_FORMAT = "memoryos-export"
 EXPORT_VERSION = 1
 
 
+class UserStateRow(TypedDict):
+    overview: str
+    last_page_id: int | None
+
+
+class ExportDocument(TypedDict):
+    """The user's whole memory as one document; its rows are the stored columns as read
+    (open records: their columns are the storage's, checked by `check_export` on import)."""
+
+    format: str
+    version: int
+    exported_at: float
+    user_id: str
+    embedder: str
+    exchanges: list[dict[str, Any]]
+    segments: list[dict[str, Any]]
+    facts: list[dict[str, Any]]
+    profile: list[dict[str, Any]]
+    user_state: UserStateRow | dict[str, Any]
+    traces: list[dict[str, Any]]  # exchange_id, created_at, trace (the stored JSON text)
+    notes: list[dict[str, Any]]
+
+
+Counts = dict[str, int]  # sizes per part (short_term, pages, segments, facts, profile)
+
+
+class Version(TypedDict):
+    """One stored version, without its document."""
+
+    version: int
+    label: str
+    created_at: float
+    counts: Counts
+
+
+class Restored(TypedDict):
+    restored: int
+    saved_as: int  # the version the replaced memory was saved as
+    counts: Counts
+
+
+class Saved(TypedDict):
+    """A memory replaced or emptied: the version it was saved as, and the sizes."""
+
+    saved_as: int
+    counts: Counts
+
+
+class Item(TypedDict):
+    id: Any  # a row id, or a profile dimension's name
+    text: str
+
+
+class ChangedItem(Item):
+    fields: list[str]
+
+
+class Changes(TypedDict):
+    added: list[Item]
+    removed: list[Item]
+    changed: list[ChangedItem]
+
+
+# "from" is a keyword: the functional form
+Diff = TypedDict("Diff", {"from": int, "to": int, "exchanges": Changes, "segments": Changes,
+                          "facts": Changes, "profile": Changes})
+
+
 def _b64(vec: np.ndarray | None) -> str | None:
     return None if vec is None else base64.b64encode(vec.astype(np.float32).tobytes()).decode()
 
@@ -27,7 +95,7 @@ def _unb64(text: str) -> np.ndarray:
     return np.frombuffer(base64.b64decode(text), dtype=np.float32)
 
 
-def export_document(ctx: Context, user_id: str) -> dict[str, Any]:
+def export_document(ctx: Context, user_id: str) -> ExportDocument:
     """The user's whole memory (rows, vectors, traces, chain state) as one JSON document."""
     memory = rows.memory_rows(ctx.store, user_id)
     for kind, part in (("page", "exchanges"), ("segment", "segments"), ("fact", "facts")):
@@ -44,7 +112,12 @@ def export_document(ctx: Context, user_id: str) -> dict[str, Any]:
     }
 
 
-def counts(doc: dict[str, Any]) -> dict[str, int]:
+def working_document(ctx: Context, user_id: str) -> dict[str, Any]:
+    """The export document as an open dict, for the code that stores or rewrites it."""
+    return cast(dict[str, Any], export_document(ctx, user_id))
+
+
+def counts(doc: ExportDocument | dict[str, Any]) -> Counts:
     """Sizes of a memory document, as versions list them."""
     ex = doc["exchanges"]
     return {
@@ -57,14 +130,14 @@ def counts(doc: dict[str, Any]) -> dict[str, int]:
     }
 
 
-def snapshot(ctx: Context, user_id: str, label: str) -> dict[str, Any]:
+def snapshot(ctx: Context, user_id: str, label: str) -> Version:
     """Store the current memory as the next version number; prune beyond retention.
 
     The memory is read inside the write transaction, so the version is exactly what was
     current; a caller's outer transaction (clear, restore) makes snapshot and change one step.
     """
     with ctx.store.transaction(user_id) as conn:
-        doc = export_document(ctx, user_id)
+        doc = working_document(ctx, user_id)
         sizes = counts(doc)
         version = rows.next_version(conn, user_id)
         now = time.time()
@@ -74,7 +147,7 @@ def snapshot(ctx: Context, user_id: str, label: str) -> dict[str, Any]:
     return {"version": version, "label": label, "created_at": now, "counts": sizes}
 
 
-def list_versions(ctx: Context, user_id: str) -> list[dict[str, Any]]:
+def list_versions(ctx: Context, user_id: str) -> list[Version]:
     """Versions newest first, without their documents."""
     return [{"version": r["version"], "label": r["label"], "created_at": r["created_at"],
              "counts": r["counts"]} for r in rows.snapshot_list(ctx.store, user_id)]
@@ -153,7 +226,7 @@ def load_document(
             rows.insert_trace(conn, user_id, target, tr["created_at"], tr["trace"])
 
 
-def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
+def restore(ctx: Context, user_id: str, version: int) -> Restored:
     """Snapshot "before restore", then replace the memory with the version, in one transaction."""
     doc = load_version(ctx, user_id, version)
     with ctx.store.transaction(user_id) as conn:  # snapshot and wipe: one transaction, no gap
@@ -166,7 +239,7 @@ def restore(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
     return {"restored": version, "saved_as": before["version"], "counts": counts(doc)}
 
 
-def clear(ctx: Context, user_id: str) -> dict[str, Any]:
+def clear(ctx: Context, user_id: str) -> Saved:
     """Snapshot "before clear", then empty the user's memory."""
     with ctx.store.transaction(user_id) as conn:  # snapshot and wipe: one transaction, no gap
         before = snapshot(ctx, user_id, "before clear")
@@ -176,7 +249,7 @@ def clear(ctx: Context, user_id: str) -> dict[str, Any]:
     return {"saved_as": before["version"], "counts": before["counts"]}
 
 
-def replace_with_export(ctx: Context, user_id: str, doc: dict[str, Any]) -> dict[str, Any]:
+def replace_with_export(ctx: Context, user_id: str, doc: dict[str, Any]) -> Saved:
     """Make an export document (of any user) this user's memory; the old one is kept as a version."""
     check_export(doc)
     with ctx.store.transaction(user_id) as conn:
@@ -207,12 +280,12 @@ def check_export(doc: Any) -> None:
                 raise ImportFormatError(f"{key}[{n}] lacks field '{missing[0]}'")
 
 
-def diff(ctx: Context, user_id: str, a: int, b: int) -> dict[str, Any]:
+def diff(ctx: Context, user_id: str, a: int, b: int) -> Diff:
     """Added, removed and changed items from version a to version b (0 means the current state)."""
-    docs = [export_document(ctx, user_id) if v == 0 else load_version(ctx, user_id, v)
+    docs = [working_document(ctx, user_id) if v == 0 else load_version(ctx, user_id, v)
             for v in (a, b)]
 
-    def compare(key: str, ident: str, fields: tuple[str, ...], label: str) -> dict[str, Any]:
+    def compare(key: str, ident: str, fields: tuple[str, ...], label: str) -> Changes:
         old = {r[ident]: r for r in docs[0][key]}
         new = {r[ident]: r for r in docs[1][key]}
         return {
