@@ -127,3 +127,21 @@ def test_chat_trace_unknown_is_404(client, user):
     assert client.get("/chat/trace/999").status_code == 404
     r = client.get("/chat/trace/999.json")
     assert r.status_code == 404 and r.json["ok"] is False
+
+
+def test_chat_trace_marks_a_shortened_recent_exchange_the_memory_showed(client, user, chat_model):
+    steps = " ".join(f"Step {n}: whisk the sauce slowly over a low heat." for n in range(40))
+    chat_model.enqueue("Lovely. " + steps)
+    chat(client, steps + " By the way, my sister gave me a stand mixer for my birthday.")
+    for n in range(2):  # long turns: the recent conversation (3 here) shows the first shortened
+        chat_model.enqueue("Here is one. " + steps)
+        chat(client, f"Give me dessert idea {n}")
+    chat_model.enqueue("Your sister.")
+    r = client.post("/chat.json", data={"message": "Who gave me the stand mixer for my birthday?"})
+    exchange_id = r.json["exchange"]["id"]
+    data = client.get(f"/chat/trace/{exchange_id}.json").json
+    used = [p for p in data["trace"]["pages"] if p["selected"] and p.get("recent")]
+    assert used and used[0]["user"].endswith("stand mixer for my birthday.")  # ranked first
+    assert "my sister gave me a stand mixer" in data["trace"]["memory_block"]
+    assert b'title="a recent exchange the recent conversation shows shortened' in \
+        client.get(f"/chat/trace/{exchange_id}").data
