@@ -5,13 +5,15 @@ Who makes each part, and who may change it afterwards (no one else writes it):
 - `Retrieval` is made by `answer.retrieval.retrieve` (ranking, facts, profile, segments,
   keywords, budget). `answer.memory_block.assemble` marks, inside it, what entered the block:
   `PageHit.selected`/`reason`, `FactHit.in_prompt`, the scored profile rows' `in_prompt`, and
-  makes `prompt_parts` (the memory's parts) and `memory_block`. Nothing else edits a Retrieval.
+  makes `prompt_parts` (the memory's parts) and `memory_block`; until `fit_prompt` takes it,
+  nothing else edits a Retrieval.
 - `Prompt` (what is sent) is made by the layouts in `answer.answering` (`chat`, `compact`).
 - `Trace` is made by `answer.answering.fit_prompt` from a Retrieval and the Prompt that fit
   the model's window: it alone may unselect pages (`_mark_compact`, a refit) and replace the
   memory with a smaller retrieval; it moves the memory's parts to `memory_parts` and writes
   the prompt's under `prompt_parts`. `engine.MemoryEngine.chat` stamps the answer's keys and
-  `version`, and stores it (`trace_json`); a stored trace is read back only by `read_trace`.
+  `version`, and stores it (`trace_json`); a stored trace is read back only by `read_trace`
+  (versions and exports carry the stored text as it is).
 
 The TypedDicts stay plain dicts: hosts, templates and the JSON endpoints index them by key.
 """

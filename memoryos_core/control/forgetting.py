@@ -160,6 +160,8 @@ def forget_in_document(ctx: Context, doc: dict[str, Any], exchange_id: int,
 
 def _trace_uses(trace: str, ids: set[int]) -> bool:
     """True when a stored trace lists one of the pages among those it considered."""
+    # a scan of the raw JSON, not answer.types.read_trace: forgetting must find the page in a
+    # trace of any version, a newer one included, rather than refuse it
     try:
         pages = json.loads(trace).get("pages") or []
     except (ValueError, AttributeError):
