@@ -1,4 +1,12 @@
-"""Storage: every SQL statement of the engine, over SQLite + FAISS or PostgreSQL + pgvector."""
+"""Storage: every SQL statement of the engine, over SQLite + FAISS or PostgreSQL + pgvector.
+
+Module names: a module is named for the records it holds (`exchanges`, `segments`,
+`snapshots`); where an engine module already bears that name, its SQL takes `_rows`
+(`persona_rows` for memory/persona, `state_rows` for memory/state, `correction_rows` for
+control/corrections, `jobs_rows` for runtime/jobs, `reference_rows` for
+transfer/reference_import, `vector_rows` beside the `vectors` index), so both import side by
+side; PostgreSQL-only modules start with `pg_` (`postgres` is its store).
+"""
 
 from __future__ import annotations
 
@@ -49,7 +57,7 @@ def open_store(data_dir: str | Path, url: str | None = None) -> BaseStore:
 def open_index(store: BaseStore) -> Any:
     """The vector index that fits the store (FAISS over SQLite, pgvector in PostgreSQL)."""
     if store.dialect == "postgresql":
-        from .pgvectors import PgVectorIndex
+        from .pg_vectors import PgVectorIndex
 
         return PgVectorIndex(store)  # type: ignore[arg-type]
     return FaissVectorIndex(store)
