@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from memoryos_core.storage import bulk
+
+TEXTS = [("I planted tomatoes", "Water them daily."), ("The tomatoes grew", "Great."),
+         ("I bought a bike", "Ride safely."), ("The bike has a flat", "Patch it.")]
 
 
 def _load(engine, embedder, user):
-    texts = [("I planted tomatoes", "Water them daily."), ("The tomatoes grew", "Great."),
-             ("I bought a bike", "Ride safely."), ("The bike has a flat", "Patch it.")]
+    texts = TEXTS
     now = time.time()
     segments = [{"summary": "Gardening", "keywords": ["tomatoes"]},
                 {"summary": "Cycling", "keywords": ["bike"]}]
@@ -24,6 +28,9 @@ def _load(engine, embedder, user):
 def test_bulk_loaded_pages_are_chained_found_and_later_ids_are_new(engine, embedder):
     seg_ids, page_ids = _load(engine, embedder, "ann")
     assert len(seg_ids) == 2 and len(page_ids) == 4
+    sent = embedder.embed([f"User: {u}\nAssistant: {a}" for u, a in TEXTS])[0]  # as loaded
+    stored = engine.store.get_vectors("page", page_ids[:1])[page_ids[0]]
+    assert np.array_equal(stored, np.asarray(sent, dtype=np.float32))  # binary COPY: exact
     first = engine.page("ann", page_ids[0])
     assert first["next_id"] == page_ids[1] and first["segment_id"] == seg_ids[0]
     assert engine.page("ann", page_ids[2])["prev_id"] is None  # chains stop at a segment
