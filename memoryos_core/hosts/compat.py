@@ -12,7 +12,7 @@ from ..errors import InvalidInput
 from ..llm import OpenAIChatModel
 from ..llm.embedder import DEFAULT_MODEL, SentenceTransformerEmbedder
 from ..timeframe import parse_ts
-from .mcp_tools import ToolHost, knowledge, profile_text
+from .mcp_tools import KnowledgeEntry, MemoryRetrieved, ToolHost, knowledge, profile_text
 
 DEFAULT_ASSISTANT_ID = "default_assistant_profile"
 
@@ -77,7 +77,7 @@ class Memoryos:
         """The profile as text ('None' when nothing is known yet, as in the reference)."""
         return profile_text(self.engine, self.user_id) or "None"
 
-    def get_assistant_knowledge_summary(self) -> list[dict[str, Any]]:
+    def get_assistant_knowledge_summary(self) -> list[KnowledgeEntry]:
         """Assistant knowledge entries {knowledge, timestamp}."""
         return knowledge(self.engine, self.user_id, "assistant")
 
@@ -96,7 +96,7 @@ class Memoryos:
             "assistant_knowledge_count": len(state["long_term"]["assistant_facts"]),
         }
 
-    def retrieve_memory(self, query: str, max_results: int = 10) -> dict[str, Any]:
+    def retrieve_memory(self, query: str, max_results: int = 10) -> MemoryRetrieved:
         """What the MCP tool `retrieve_memory` returns (for callers of the reference server)."""
         return self._tools.retrieve_memory(query, max_results=max_results)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
 from ..control.forgetting import Forgotten
 from ..control.memory_search import SearchResult
@@ -13,13 +13,112 @@ from ..engine import MemoryEngine
 from ..errors import InvalidInput
 from ..llm import ChatModel
 from ..memory.reports import AnalysisReport
-from ..memory.state import State
+from ..memory.state import Profile, State
 from ..storage import exchanges as rows_db
 from ..storage import state_rows
 from ..timeframe import format_ts, parse_ts
+from ..transfer.importing import Chosen, CutText, Skipped
 from ..transfer.versions import Restored, Version
 
 NO_PROFILE = "No detailed user profile"
+
+
+class KnowledgeEntry(TypedDict):
+    """A fact as the reference's knowledge entry, with when it held and its successor."""
+
+    knowledge: str
+    timestamp: str
+    valid_from: str | None
+    valid_until: str | None  # None while current
+    superseded_by: int | None
+
+
+class QAPair(TypedDict):
+    """A short-term exchange as the reference's QA pair."""
+
+    user_input: str
+    agent_response: str
+    timestamp: str
+
+
+class RetrievedPage(QAPair):
+    """A retrieved page: its exchange and its chain overview ("" when none)."""
+
+    meta_info: str
+
+
+class AddDetails(TypedDict):
+    user_input_length: int
+    agent_response_length: int
+    has_meta_data: bool
+
+
+class MemoryAdded(TypedDict):
+    """The reference's add_memory success shape plus our exchange id."""
+
+    status: str
+    message: str
+    timestamp: str
+    exchange_id: int
+    details: AddDetails
+
+
+class MemoryRetrieved(TypedDict):
+    """The reference's retrieve_memory shape (lists cut to max_results, totals not)."""
+
+    status: str
+    query: str
+    timestamp: str
+    user_profile: str
+    short_term_memory: list[QAPair]
+    short_term_count: int
+    retrieved_pages: list[RetrievedPage]
+    retrieved_user_knowledge: list[KnowledgeEntry]
+    retrieved_assistant_knowledge: list[KnowledgeEntry]
+    total_pages_found: int
+    total_user_knowledge_found: int
+    total_assistant_knowledge_found: int
+
+
+class UserProfile(TypedDict):
+    """The reference's get_user_profile shape; ours adds the structured profile."""
+
+    status: str
+    timestamp: str
+    user_id: str
+    assistant_id: str
+    user_profile: str
+    profile: Profile
+    user_knowledge: NotRequired[list[KnowledgeEntry]]  # with include_knowledge
+    user_knowledge_count: NotRequired[int]
+    assistant_knowledge: NotRequired[list[KnowledgeEntry]]  # with include_assistant_knowledge
+    assistant_knowledge_count: NotRequired[int]
+
+
+class ChatReply(TypedDict):
+    """A chat turn without its trace."""
+
+    answer: str
+    exchange_id: int
+    model: str
+
+
+class DialogueImported(TypedDict):
+    """The engine's ImportReport as JSON, less exchange_ids (refs' keys become strings)."""
+
+    format: str
+    total: int
+    imported: int
+    skipped: list[Skipped]
+    cut: list[CutText]
+    max_text_chars: NotRequired[int]
+    chosen: NotRequired[Chosen | None]
+    refs: NotRequired[dict[str, str]]  # exchange id (as text): its place in the source
+    saved_as: int | None
+    counts: NotRequired[dict[str, int]]  # an export document's sizes
+    consolidation_batches: NotRequired[int]
+    analysis: NotRequired[AnalysisReport]
+    analysis_deferred: NotRequired[bool]
 
 
 def profile_text(engine: MemoryEngine, user_id: str) -> str:
@@ -35,7 +134,7 @@ def profile_text(engine: MemoryEngine, user_id: str) -> str:
 
 
 def knowledge(engine: MemoryEngine, user_id: str, kind: str,
-              ids: list[int] | None = None) -> list[dict[str, Any]]:
+              ids: list[int] | None = None) -> list[KnowledgeEntry]:
     """Facts as the reference's knowledge entries {knowledge, timestamp}, optionally by id order;
     ours add when each held (valid_from, valid_until: None while current) and its successor."""
     rows = {r["id"]: r for r in state_rows.fact_rows(engine.store, user_id, kind)}
@@ -51,7 +150,7 @@ def _ts_or_none(ts: float | None) -> str | None:
     return None if ts is None else format_ts(ts)
 
 
-def short_term(engine: MemoryEngine, user_id: str) -> list[dict[str, Any]]:
+def short_term(engine: MemoryEngine, user_id: str) -> list[QAPair]:
     """Short-term memory as the reference's QA pairs."""
     return [{"user_input": e["user"], "agent_response": e["assistant"],
              "timestamp": format_ts(e["timestamp"])}
@@ -93,7 +192,7 @@ class ToolHost:
     # -- the reference's three tools ---------------------------------------------------------
 
     def add_memory(self, user_input: str, agent_response: str, timestamp: str | None = None,
-                   meta_data: dict[str, Any] | None = None) -> dict[str, Any]:
+                   meta_data: dict[str, Any] | None = None) -> MemoryAdded:
         """Store one exchange; the reference's success shape plus our exchange id."""
         user_id = self.user()
         check_text(user_input, "user_input")
@@ -109,7 +208,7 @@ class ToolHost:
                             "has_meta_data": meta_data is not None}}
 
     def retrieve_memory(self, query: str, relationship_with_user: str = "friend",
-                        style_hint: str = "", max_results: int = 10) -> dict[str, Any]:
+                        style_hint: str = "", max_results: int = 10) -> MemoryRetrieved:
         """Short-term memory, retrieved pages and knowledge, as the reference returns them."""
         user_id = self.user()
         check_text(query, "query")
@@ -136,10 +235,10 @@ class ToolHost:
         }
 
     def get_user_profile(self, include_knowledge: bool = True,
-                         include_assistant_knowledge: bool = False) -> dict[str, Any]:
+                         include_assistant_knowledge: bool = False) -> UserProfile:
         """The profile text and knowledge lists; ours adds the structured profile."""
         user_id = self.user()
-        result: dict[str, Any] = {
+        result: UserProfile = {
             "status": "success", "timestamp": format_ts(None), "user_id": user_id,
             "assistant_id": self.assistant_id,
             "user_profile": profile_text(self.engine, user_id) or NO_PROFILE,
@@ -147,16 +246,16 @@ class ToolHost:
         }
         if include_knowledge:
             items = knowledge(self.engine, user_id, "user")
-            result.update(user_knowledge=items, user_knowledge_count=len(items))
+            result["user_knowledge"], result["user_knowledge_count"] = items, len(items)
         if include_assistant_knowledge:
             items = knowledge(self.engine, user_id, "assistant")
-            result.update(assistant_knowledge=items, assistant_knowledge_count=len(items))
+            result["assistant_knowledge"], result["assistant_knowledge_count"] = items, len(items)
         return result
 
     # -- ours -------------------------------------------------------------------------------
 
     def chat(self, message: str, relationship_with_user: str | None = None,
-             style_hint: str | None = None) -> dict[str, Any]:
+             style_hint: str | None = None) -> ChatReply:
         """Answer with memory, then remember the exchange."""
         user_id = self.user()
         check_text(message, "message")
@@ -189,14 +288,14 @@ class ToolHost:
         return self.engine.restore(self.user(), check_count(version, "version", 1, 10**9))
 
     def import_dialogue(self, document: str, format: str = "auto", speaker: str | None = None,
-                        conversation: str | None = None) -> dict[str, Any]:
+                        conversation: str | None = None) -> DialogueImported:
         """Import a dialogue document (any supported format) given as text."""
         user_id = self.user()
         check_text(document, "document")
         report = self.engine.import_dialogue(user_id, document.encode("utf-8"), format, speaker,
                                              select=conversation, model=self.model(user_id))
         report.pop("exchange_ids", None)
-        return json.loads(json.dumps(report, default=str))  # type: ignore[no-any-return]
+        return cast(DialogueImported, json.loads(json.dumps(report, default=str)))
 
     def search_memory(self, query: str, max_results: int = 20) -> SearchResult:
         """Pages, facts and profile dimensions matching a query, by words and by meaning."""
