@@ -64,6 +64,11 @@ def stem(word: str) -> str:
     return word
 
 
+def stems_held(text: str, stems: set[str]) -> int:
+    """How many of `stems` the words of `text` hold (each counted once)."""
+    return len(stems & {stem(w) for w in words(text)})
+
+
 def merge_keywords(groups: Iterable[Iterable[str]], limit: int = 15) -> list[str]:
     """Union of keyword lists ranked by how many lists name them, then by first appearance."""
     counts: Counter[str] = Counter()

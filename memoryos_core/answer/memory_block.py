@@ -8,7 +8,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from ..text import count_tokens, stem, truncate_tokens, words
+from ..text import count_tokens, stem, stems_held, truncate_tokens
 from .types import FactHit, Facts, PageHit, Part, ProfileHit
 
 PAGE_LINE_TOKENS = 220
@@ -73,10 +73,14 @@ def day(ts: float) -> str:
 def page_body(row: dict[str, Any], focus: Collection[str] = ()) -> str:
     """One page as a line of the memory block (its day is the header above it); a page longer
     than its line shows the passages holding the `focus` words, where any are given."""
+    return _line(row, {stem(w) for w in focus})
+
+
+def _line(row: dict[str, Any], stems: set[str]) -> str:
+    """`page_body` with the focus words already stemmed."""
     line = f"User: {row['user_text']} | Assistant: {row['assistant_text']}"
-    if not focus or count_tokens(line) <= PAGE_LINE_TOKENS:
+    if not stems or count_tokens(line) <= PAGE_LINE_TOKENS:
         return truncate_tokens(line, PAGE_LINE_TOKENS)
-    stems = {stem(w) for w in focus}
     user = _passages(row["user_text"], stems, USER_SIDE_TOKENS, keep_first=True)
     left = FOCUSED_LINE_TOKENS - count_tokens(f"User: {user} | Assistant: ")
     reply = _passages(row["assistant_text"], stems, left, keep_first=False) \
@@ -89,15 +93,15 @@ def _passages(text: str, stems: set[str], budget: int, keep_first: bool) -> str:
     tokens, gaps marked "…" (the whole text when it fits; `keep_first`: the opening always)."""
     text = text.strip()
     if count_tokens(text) <= budget:
-        return " ".join(text.split()) if keep_first or _hits(text, stems) else ""
+        return " ".join(text.split()) if keep_first or stems_held(text, stems) else ""
     sentences = [" ".join(s.split()) for s in _SENTENCE_END.split(text) if s.strip()]
-    scored = sorted(((_hits(s, stems), -i) for i, s in enumerate(sentences)), reverse=True)
+    hits = [stems_held(s, stems) for s in sentences]
     chosen: set[int] = {0} if keep_first else set()
     left = budget - (count_tokens(sentences[0]) if keep_first else 0)
-    for hits, neg_i in scored:
-        need = count_tokens(sentences[-neg_i]) + 1
-        if hits and -neg_i not in chosen and need <= left:
-            chosen.add(-neg_i)
+    for i in sorted(range(len(sentences)), key=lambda i: (-hits[i], i)):  # best, then first
+        need = count_tokens(sentences[i]) + 1
+        if hits[i] and i not in chosen and need <= left:
+            chosen.add(i)
             left -= need
     out: list[str] = []
     for i in sorted(chosen):
@@ -107,11 +111,6 @@ def _passages(text: str, stems: set[str], budget: int, keep_first: bool) -> str:
     if out and max(chosen) < len(sentences) - 1:
         out.append("…")
     return truncate_tokens(" ".join(out), budget)
-
-
-def _hits(sentence: str, stems: set[str]) -> int:
-    """How many of the query's stems a sentence holds."""
-    return len(stems & {stem(w) for w in words(sentence)})
 
 
 def page_tokens(row: dict[str, Any]) -> int:
@@ -128,11 +127,14 @@ def fill_pages(rows: list[dict[str, Any]], left: int, limit: int,
     their pages). A day header is paid once: pages of one sitting share it.
     """
     header_cost = count_tokens(PAGES_HEADER)
+    stems = {stem(w) for w in focus}
     days: set[str] = set()
     taken: list[int] = []
+    bodies: dict[int, str] = {}  # each line is written once: a focused one costs sentence work
     for i, row in enumerate(rows[:limit]):
         d = day(row["ts"])
-        need = count_tokens(page_body(row, focus)) + (0 if taken else header_cost) \
+        bodies[i] = _line(row, stems)
+        need = count_tokens(bodies[i]) + (0 if taken else header_cost) \
             + (0 if d in days else count_tokens(d))
         if need > left:
             continue
@@ -146,7 +148,7 @@ def fill_pages(rows: list[dict[str, Any]], left: int, limit: int,
         if d != current:
             lines.append(d)
             current = d
-        lines.append(page_body(rows[i], focus))
+        lines.append(bodies[i])
     return taken, lines
 
 

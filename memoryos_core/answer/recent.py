@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..config import EngineConfig
-from ..text import count_tokens, stem, truncate_tokens, words
+from ..text import count_tokens, stem, stems_held, truncate_tokens
 
 SIDE_FLOOR = 24  # a side is never cut below this many tokens: the gist stays readable
 NEWEST_WEIGHT = 3  # the newest exchange keeps 3x the room of older ones (it is being answered)
@@ -85,7 +85,7 @@ def shortened_by_keywords(rows: list[dict[str, Any]], fitted: list[dict[str, Any
     for row, shown in zip(rows, fitted, strict=True):
         if not shown["shortened"]:
             continue
-        have = len(wanted & {stem(w) for w in words(f"{row['user_text']} {row['assistant_text']}")})
+        have = stems_held(f"{row['user_text']} {row['assistant_text']}", wanted)
         if 2 * have >= len(wanted):
             held.append((-have, -int(row["id"]), int(row["id"])))
     return [pid for _, _, pid in sorted(held)]
