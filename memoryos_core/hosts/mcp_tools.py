@@ -17,7 +17,7 @@ from ..memory.state import Profile, State
 from ..storage import exchanges as rows_db
 from ..storage import state_rows
 from ..timeframe import format_ts, parse_ts
-from ..transfer.importing import Chosen, CutText, Skipped
+from ..transfer.importing import ImportOutcome
 from ..transfer.versions import Restored, Version
 
 NO_PROFILE = "No detailed user profile"
@@ -103,22 +103,10 @@ class ChatReply(TypedDict):
     model: str
 
 
-class DialogueImported(TypedDict):
+class DialogueImported(ImportOutcome):
     """The engine's ImportReport as JSON, less exchange_ids (refs' keys become strings)."""
 
-    format: str
-    total: int
-    imported: int
-    skipped: list[Skipped]
-    cut: list[CutText]
-    max_text_chars: NotRequired[int]
-    chosen: NotRequired[Chosen | None]
     refs: NotRequired[dict[str, str]]  # exchange id (as text): its place in the source
-    saved_as: int | None
-    counts: NotRequired[dict[str, int]]  # an export document's sizes
-    consolidation_batches: NotRequired[int]
-    analysis: NotRequired[AnalysisReport]
-    analysis_deferred: NotRequired[bool]
 
 
 def profile_text(engine: MemoryEngine, user_id: str) -> str:

@@ -71,8 +71,8 @@ class Preview(TypedDict):
     max_text_chars: NotRequired[int]
 
 
-class ImportReport(TypedDict):
-    """One import: what was admitted, skipped and cut (an export: the version saved)."""
+class ImportOutcome(TypedDict):
+    """What an import admitted, skipped and cut, as every host reports it."""
 
     format: str
     total: int
@@ -81,13 +81,18 @@ class ImportReport(TypedDict):
     cut: list[CutText]
     max_text_chars: NotRequired[int]
     chosen: NotRequired[Chosen | None]
-    exchange_ids: NotRequired[list[int]]
-    refs: NotRequired[dict[int, str]]  # exchange id: its place in the source
     saved_as: int | None
     counts: NotRequired[dict[str, int]]  # an export document's sizes
     consolidation_batches: NotRequired[int]  # the engine's: pages filed after the import
     analysis: NotRequired[AnalysisReport]
     analysis_deferred: NotRequired[bool]
+
+
+class ImportReport(ImportOutcome):
+    """One import: what was admitted, skipped and cut (an export: the version saved)."""
+
+    exchange_ids: NotRequired[list[int]]
+    refs: NotRequired[dict[int, str]]  # exchange id: its place in the source
 
 
 def parse(doc: Any, fmt: str, speaker: str | None = None, select: str | None = None) -> list[importers.Item]:
