@@ -27,6 +27,7 @@ from .memory.state import PageDetail, PageView, Profile, SegmentView, State
 from .runtime.jobs import Jobs
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
+from .storage import segments as segments_db
 from .transfer import importing, versions
 from .transfer.importing import ImportReport, Preview
 from .transfer.reembed import check_model
@@ -156,8 +157,11 @@ class MemoryEngine(UserControl):
             return MaintainReport(skipped="maintenance already running")
         try:
             ctx = self._ctx_for(user_id, model)
-            batches = consolidation.consolidate(ctx, user_id, force=force)
-            report = analysis.analyse(ctx, user_id, force=False, progress=progress)
+            pending, unanalysed = segments_db.maintenance_state(self.store, user_id)
+            batches = consolidation.consolidate(ctx, user_id, force=force, waiting=pending)
+            # a filed batch changed which segments hold unanalysed pages: read them again
+            report = analysis.analyse(ctx, user_id, force=False, progress=progress,
+                                      candidates=None if batches else unanalysed)
             return MaintainReport(consolidation=batches, analysis=report)
         finally:
             lock.release()

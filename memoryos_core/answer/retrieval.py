@@ -317,8 +317,9 @@ def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
     """
     cfg = ctx.config
     hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
-    rows = state_rows.facts_by_id(ctx.store, user_id,
-                                  [i for i, s in hits if s >= cfg.fact_min_score])
+    # the found facts and what they replaced, in one read (the first step back needs them)
+    rows, replaced = state_rows.facts_with_predecessors(
+        ctx.store, user_id, [i for i, s in hits if s >= cfg.fact_min_score])
     window = fact_history.past_window(query, now)
     out: dict[str, list[FactHit]] = {"user": [], "assistant": [], "superseded_left_out": []}
     history: dict[str, list[FactHit]] = {"user": [], "assistant": []}
@@ -337,11 +338,13 @@ def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
     # the past, else named in the trace as left out
     seen = {f["id"] for part in (*out.values(), *history.values()) for f in part}
     heads = [f["id"] for kind in ("user", "assistant") for f in out[kind]]
-    for _ in range(HISTORY_STEPS if window is not None else 1):
+    for step in range(HISTORY_STEPS if window is not None else 1):
         if not heads:
             break
-        older = [r for r in state_rows.fact_predecessors(ctx.store, user_id, heads)
-                 if r["id"] not in seen]
+        wanted = set(heads)
+        found = ([r for r in replaced if r["superseded_by"] in wanted] if step == 0
+                 else state_rows.fact_predecessors(ctx.store, user_id, heads))
+        older = [r for r in found if r["id"] not in seen]
         vecs = ctx.index.vectors_of(user_id, "fact", [r["id"] for r in older])
         for r in older:
             seen.add(r["id"])

@@ -76,7 +76,5 @@ def admit(
                                      exchange.ts, now, exchange.source, exchange.key)
     store.put_vector(conn, user_id, "page", new_id, vector, new=True)
     # Oldest first by dialogue time, then by admission order: imports may arrive out of order.
-    short = rows_db.short_term_ids(conn, user_id)
-    overflow = short[: max(0, len(short) - config.short_term_capacity)]
-    rows_db.move_to_mid_term(conn, user_id, overflow, now)
+    overflow = rows_db.overflow_to_mid_term(conn, user_id, config.short_term_capacity, now)
     return new_id, overflow

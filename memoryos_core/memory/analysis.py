@@ -34,18 +34,21 @@ RELATED_FACTS = 8  # ... at most this many per call
 _FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I am|my|My|we|We)\b")
 
 
-def segments_due(ctx: Context, user_id: str, force: bool) -> list[dict[str, Any]]:
-    """Segments with unanalysed pages whose heat reached the threshold (all of them if forced)."""
-    rows = segments.segments_with_unanalysed_pages(ctx.store, user_id)
+def segments_due(ctx: Context, user_id: str, force: bool,
+                 candidates: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Segments with unanalysed pages whose heat reached the threshold (all of them if forced);
+    `candidates`: the segments with unanalysed pages when the caller has just read them."""
+    rows = (segments.segments_with_unanalysed_pages(ctx.store, user_id) if candidates is None
+            else candidates)
     now = time.time()
     return [s for s in rows
             if force or heat_terms(s, ctx.config, now)["heat"] >= ctx.config.heat_threshold]
 
 
-def analyse(ctx: Context, user_id: str, force: bool = False,
-            progress: Any = None) -> AnalysisReport:
+def analyse(ctx: Context, user_id: str, force: bool = False, progress: Any = None,
+            candidates: list[dict[str, Any]] | None = None) -> AnalysisReport:
     """Analyse due segments in chunks of pages; each chunk is stored before pages are marked."""
-    due = segments_due(ctx, user_id, force)
+    due = segments_due(ctx, user_id, force, candidates)
     report: AnalysisReport = {"segments": [s["id"] for s in due], "pages": 0,
                               "profile_changes": [], "facts_added": [], "facts_merged": 0,
                               "facts_superseded": [], "fallbacks": []}

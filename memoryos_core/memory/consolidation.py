@@ -48,12 +48,16 @@ def pending_pages(ctx: Context, user_id: str, limit: int | None = None) -> list[
 
 def consolidate(
     ctx: Context, user_id: str, force: bool = False,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: Callable[[int, int, str], None] | None = None, waiting: int | None = None,
 ) -> list[BatchReport]:
-    """File pending pages in batches; unless `force`, only full batches. Returns batch reports."""
+    """File pending pages in batches; unless `force`, only full batches. Returns batch reports.
+
+    `waiting`: the pending page count when the caller has just read it.
+    """
     reports: list[BatchReport] = []
     batch_size = ctx.config.consolidation_batch
-    waiting = segments.pending_count(ctx.store, user_id)
+    if waiting is None:
+        waiting = segments.pending_count(ctx.store, user_id)
     total = -(-waiting // batch_size) if force else waiting // batch_size
     if not total:
         return reports  # no batch to file (unless forced, only full ones): nothing to read

@@ -30,12 +30,15 @@ def insert_exchange(
     return int(row[0])
 
 
-def short_term_ids(conn: Connection, user_id: str) -> list[int]:
-    """Ids of the user's short-term exchanges, oldest first (dialogue time, then id)."""
-    return [int(r[0]) for r in conn.execute(
-        "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'short' ORDER BY ts, id",
-        (user_id,),
-    )]
+def overflow_to_mid_term(conn: Connection, user_id: str, capacity: int, now: float) -> list[int]:
+    """Move the user's short-term exchanges beyond the newest `capacity` to pending mid-term
+    pages (one statement); returns their ids, oldest first (dialogue time, then id)."""
+    rows = conn.execute(
+        "UPDATE exchanges SET tier = 'mid', moved_at = ? WHERE user_id = ? AND id IN"
+        " (SELECT ranked.id FROM (SELECT id, row_number() OVER (ORDER BY ts DESC, id DESC) AS n"
+        " FROM exchanges WHERE user_id = ? AND tier = 'short') AS ranked WHERE ranked.n > ?)"
+        " RETURNING id, ts", (now, user_id, user_id, capacity)).fetchall()
+    return [int(r[0]) for r in sorted(rows, key=lambda r: (float(r[1]), int(r[0])))]
 
 
 def move_to_mid_term(conn: Connection, user_id: str, ids: list[int], now: float) -> None:

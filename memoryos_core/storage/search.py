@@ -73,13 +73,18 @@ def keyword_search(store: BaseStore, user_id: str, words: list[str], limit: int,
     hits = " UNION ALL ".join("SELECT rowid AS id, ? AS w, bm25(exchanges_fts) AS b FROM"
                               " exchanges_fts WHERE exchanges_fts MATCH ?" for _ in weights)
     params: list[object] = [x for word, idf in weights.items() for x in (idf, fts_query([word]))]
-    order = "ORDER BY round(sum(h.w), 6) DESC, sum(h.b), h.id LIMIT ?"
+    rank = "round(sum(h.w), 6) DESC, sum(h.b), h.id"
+    order = f"ORDER BY {rank} LIMIT ?"
     if user_pages is not None and 2 * user_pages >= _rows_at_most(store):
         wide = 2 * limit
-        best = [int(r["id"]) for r in store.query(
-            f"WITH h AS MATERIALIZED ({hits}) SELECT h.id FROM h GROUP BY h.id {order}", (*params, wide))]
-        mine = _mid_term_ids(store, user_id, best)
-        found = [i for i in best if i in mine]
+        # the best `wide` of the whole index, each looked up by primary key in the same statement
+        best = store.query(
+            f"WITH h AS MATERIALIZED ({hits}), best AS (SELECT h.id, row_number() OVER"
+            f" (ORDER BY {rank}) AS n FROM h GROUP BY h.id {order})"
+            " SELECT best.id, best.n, e.user_id, e.tier FROM best JOIN exchanges e"
+            " ON e.id = best.id", (*params, wide))
+        found = [int(r["id"]) for r in sorted(best, key=lambda r: int(r["n"]))
+                 if r["user_id"] == user_id and r["tier"] == "mid"]
         if len(found) >= limit or len(best) < wide:  # a prefix of the same order, filtered
             return found[:limit]
     rows = store.query(
@@ -97,10 +102,20 @@ def store_document_counts(store: BaseStore, words: list[str]) -> dict[str, int]:
     if not stems:
         return {}
     wanted = sorted(set(stems.values()))
-    docs = store.once(("term docs", *wanted), lambda: {r["term"]: int(r["doc"]) for r in store.query(
-        f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(wanted))})",
-        wanted)})
+    docs = store.once(("term docs", *wanted), lambda: _term_docs_and_span(store, wanted))
     return {word: docs.get(stem, 0) for word, stem in stems.items()}
+
+
+def _term_docs_and_span(store: BaseStore, terms: list[str]) -> dict[str, int]:
+    """Each term's document count; the id span comes in the same statement (every caller of
+    the counts needs it next) and is kept for `_rows_at_most` inside the same `reads_once`."""
+    rows = store.query(
+        f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(terms))})"
+        " UNION ALL SELECT NULL, (SELECT max(id) FROM exchanges) - (SELECT min(id) FROM exchanges)"
+        " + 1", terms)
+    span = [r["doc"] for r in rows if r["term"] is None]
+    store.once(("id span",), lambda: int(span[0] or 0) if span else 0)
+    return {r["term"]: int(r["doc"]) for r in rows if r["term"] is not None}
 
 
 def _idf_weights(store: BaseStore, words: list[str]) -> dict[str, float]:
@@ -121,21 +136,10 @@ def _idf_weights(store: BaseStore, words: list[str]) -> dict[str, float]:
     return out
 
 
-def _mid_term_ids(store: BaseStore, user_id: str, ids: list[int]) -> set[int]:
-    """Which of some exchange ids are the user's mid-term pages (looked up by primary key)."""
-    if not ids:
-        return set()
-    return {int(r["id"]) for r in store.query(
-        f"SELECT id, user_id, tier FROM exchanges WHERE id IN ({','.join('?' * len(ids))})",
-        ids) if r["user_id"] == user_id and r["tier"] == "mid"}
-
-
 def _rows_at_most(store: BaseStore) -> int:
     """An upper bound of the store's exchanges, from the id span (two O(1) lookups)."""
-    span = store.once(("id span",), lambda: store.query_one(
-        "SELECT (SELECT min(id) FROM exchanges) AS low,"
-        " (SELECT max(id) FROM exchanges) AS high")) or {}
-    return int(span["high"]) - int(span["low"]) + 1 if span.get("high") is not None else 0
+    return int(store.once(("id span",), lambda: store.scalar(
+        "SELECT (SELECT max(id) FROM exchanges) - (SELECT min(id) FROM exchanges) + 1") or 0))
 
 
 # dialect: sqlite (FTS5 MATCH; CROSS JOIN makes SQLite walk the term's matches and probe the

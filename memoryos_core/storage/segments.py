@@ -119,6 +119,20 @@ def user_segments(conn: Connection, user_id: str) -> list[dict[str, Any]]:
         "SELECT * FROM segments WHERE user_id = ? ORDER BY id", (user_id,))]
 
 
+def maintenance_state(store: BaseStore, user_id: str) -> tuple[int, list[dict[str, Any]]]:
+    """The pending page count and the segments holding unanalysed pages (by id), in one
+    statement: what a turn's maintenance reads to decide whether there is anything to do."""
+    rows = store.query(
+        "SELECT p.pending AS pending_pages, s.* FROM (SELECT count(*) AS pending FROM exchanges"
+        " WHERE user_id = ? AND tier = 'mid' AND segment_id IS NULL) AS p LEFT JOIN segments s"
+        " ON s.user_id = ? AND EXISTS (SELECT 1 FROM exchanges e WHERE e.segment_id = s.id"
+        " AND e.analysed = 0) ORDER BY s.id", (user_id, user_id))
+    pending = int(rows[0]["pending_pages"]) if rows else 0
+    found = [{k: v for k, v in r.items() if k != "pending_pages"} for r in rows
+             if r["id"] is not None]
+    return pending, found
+
+
 def segments_with_unanalysed_pages(
     store: BaseStore, user_id: str
 ) -> list[dict[str, Any]]:

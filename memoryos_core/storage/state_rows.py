@@ -60,6 +60,23 @@ def fact_predecessors(store: BaseStore, user_id: str, ids: list[int]) -> Rows:
     return rows
 
 
+def facts_with_predecessors(store: BaseStore, user_id: str, ids: list[int],
+                            ) -> tuple[dict[int, dict[str, Any]], Rows]:
+    """`facts_by_id` and `fact_predecessors` of the same ids, read in one statement."""
+    if not ids:
+        return {}, []
+    rows = store.query(
+        f"SELECT 0 AS found_as, * FROM facts WHERE id IN ({_marks(ids)}) UNION ALL"
+        f" SELECT 1 AS found_as, * FROM facts WHERE superseded_by IN ({_marks(ids)})"
+        " AND user_id = ?", (*ids, *ids, user_id))
+    by_id = {r["id"]: r for r in rows if r["found_as"] == 0 and r["user_id"] == user_id}
+    older = sorted((r for r in rows if r["found_as"] == 1),
+                   key=lambda r: (-float(r["valid_until"] or 0), r["id"]))
+    for r in rows:
+        del r["found_as"]
+    return by_id, older
+
+
 def profile_rows(store: BaseStore, user_id: str) -> Rows:
     """The user's stored profile dimensions, by family then dimension."""
     rows: Rows = store.query("SELECT * FROM profile WHERE user_id = ?"

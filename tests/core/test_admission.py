@@ -46,6 +46,23 @@ def test_admission_moves_overflow_to_pending_pages(make_engine):
     assert state["mid_term"]["count"] == 0
 
 
+def test_exchanges_admitted_out_of_dialogue_order_leave_the_newest_short_term(make_engine):
+    engine = make_engine(consolidation="extractive", consolidation_batch=50)
+    order = [9, 2, 7, 0, 5, 8, 1, 4, 6, 3]  # an import whose exchanges arrive shuffled
+    moved = []
+    for i in order:
+        u, a = TOPICS[i]
+        engine.add_exchange("u1", u, a, timestamp=1_700_000_000 + i * 60)
+        last = next(e for e in engine.events("u1") if e["kind"] == "admission")
+        moved += last["detail"]["moved_to_mid_term"]
+    state = engine.state("u1")
+    # the short term holds the latest by dialogue time, whatever order they came in
+    assert [e["user"] for e in state["short_term"]["exchanges"]] == [u for u, _ in TOPICS[3:]]
+    assert sorted(p["user"] for p in state["mid_term"]["pending_pages"]) == sorted(
+        u for u, _ in TOPICS[:3])
+    assert len(moved) == len(set(moved)) == 3  # each overflow moved once and logged
+
+
 def test_pending_pages_are_retrievable_before_consolidation(make_engine):
     engine = make_engine(consolidation="extractive", consolidation_batch=50)
     for i, (u, a) in enumerate(TOPICS):
