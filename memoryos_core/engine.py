@@ -23,11 +23,12 @@ from .memory import analysis, consolidation, state
 from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
 from .memory.reports import AnalysisReport, MaintainReport
-from .memory.state import PageDetail, PageView, Profile, SegmentView, State
+from .memory.state import PageDetail, PageView, Profile, SegmentView, ShortTermFill, State
 from .runtime.jobs import Jobs
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
 from .storage import segments as segments_db
+from .storage.base import PurposeUsage
 from .transfer import importing, versions
 from .transfer.importing import ImportReport, Preview
 from .transfer.reembed import check_model
@@ -282,10 +283,10 @@ class MemoryEngine(UserControl):
         """One exchange or page with chain links and what it supports in long-term memory."""
         return state.one_page(self.ctx, check_user(user_id), check_id(page_id, "page"))
 
-    def short_term_fill(self, user_id: str) -> dict[str, int]:
+    def short_term_fill(self, user_id: str) -> ShortTermFill:
         """How full short-term memory is: count and capacity."""
         count = rows_db.short_term_count(self.store, check_user(user_id))
-        return {"count": count, "capacity": self.config.short_term_capacity}
+        return ShortTermFill(count=count, capacity=self.config.short_term_capacity)
 
     def recent_exchanges(self, user_id: str, limit: int = 50) -> list[PageView]:
         """The newest exchanges of every tier, oldest first (a chat history)."""
@@ -299,7 +300,7 @@ class MemoryEngine(UserControl):
         """The user's event log, newest first."""
         return cast(list[Event], self.store.events(check_user(user_id), limit))
 
-    def usage(self, user_id: str) -> dict[str, dict[str, int]]:
+    def usage(self, user_id: str) -> dict[str, PurposeUsage]:
         """Chat-model calls and tokens per purpose."""
         return self.store.usage(check_user(user_id))
 

@@ -116,9 +116,14 @@ class Profile(TypedDict):
     signal_dimensions: int
 
 
-class ShortTermView(TypedDict):
+class ShortTermFill(TypedDict):
+    """How full short-term memory is."""
+
     count: int
     capacity: int
+
+
+class ShortTermView(ShortTermFill):
     exchanges: list[PageView]
 
 

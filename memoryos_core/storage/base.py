@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -15,6 +15,15 @@ import numpy as np
 def row_dict(row: Any) -> dict[str, Any]:
     """A result row as a plain dict."""
     return {k: row[k] for k in row.keys()}
+
+
+class PurposeUsage(TypedDict):
+    """Chat-model calls and tokens spent for one purpose (answer, consolidation, analysis)."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    fallbacks: int
 
 
 class BaseStore:
@@ -196,10 +205,11 @@ class BaseStore:
             (user_id, purpose, prompt_tokens, completion_tokens, int(fallback)),
         )
 
-    def usage(self, user_id: str) -> dict[str, dict[str, int]]:
+    def usage(self, user_id: str) -> dict[str, PurposeUsage]:
         """Calls and tokens per purpose for one user."""
         return {
-            r["purpose"]: {k: int(r[k]) for k in ("calls", "prompt_tokens", "completion_tokens",
-                                                  "fallbacks")}
+            r["purpose"]: PurposeUsage(calls=int(r["calls"]), prompt_tokens=int(r["prompt_tokens"]),
+                                       completion_tokens=int(r["completion_tokens"]),
+                                       fallbacks=int(r["fallbacks"]))
             for r in self.query("SELECT * FROM usage WHERE user_id = ?", (user_id,))
         }
