@@ -229,18 +229,17 @@ def _with_continuations(
     +2 points of recall at equal tokens over the same ranking without it). Only pages whose
     lines are both short bring one (CONTINUATION_MAX_TOKENS).
     """
-    heads = pages[:top]
+    # a page that is a whole exchange already brings none
+    short = [page_rows[p["id"]] for p in pages[:top]
+             if page_tokens(page_rows[p["id"]]) <= CONTINUATION_MAX_TOKENS]
+    following = rows_db.next_mid_term_pages(  # pending pages: not chained yet
+        ctx.store, user_id, [(r["ts"], r["id"], r["ts"] + CONTINUATION_GAP) for r in short
+                             if r["next_id"] is None and r["segment_id"] is None])
     wanted: dict[int, int] = {}
-    for p in heads:
-        row = page_rows[p["id"]]
-        if page_tokens(row) > CONTINUATION_MAX_TOKENS:  # a whole exchange already: none
-            continue
-        nxt = row["next_id"]
-        if nxt is None and row["segment_id"] is None:  # pending: not chained yet
-            nxt = rows_db.next_mid_term_page(ctx.store, user_id, row["ts"], row["id"],
-                                             row["ts"] + CONTINUATION_GAP)
+    for row in short:
+        nxt = row["next_id"] if row["next_id"] is not None else following.get(row["id"])
         if nxt is not None and nxt not in wanted.values():
-            wanted[p["id"]] = int(nxt)
+            wanted[row["id"]] = int(nxt)
     missing = [i for i in wanted.values() if i not in page_rows]
     page_rows.update(rows_db.exchanges_by_id(ctx.store, user_id, missing))
     wanted = {h: n for h, n in wanted.items()

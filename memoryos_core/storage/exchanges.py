@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .base import BaseStore
@@ -113,14 +114,18 @@ def recent_exchange_rows(store: BaseStore, user_id: str, limit: int) -> Rows:
     return rows
 
 
-def next_mid_term_page(store: BaseStore, user_id: str, ts: float, after_id: int,
-                       until_ts: float) -> int | None:
-    """The first mid-term page after (ts, after_id) and at most at `until_ts`, or None."""
-    row = store.query_one(
-        "SELECT id FROM exchanges WHERE user_id = ? AND tier = 'mid' AND (ts > ? OR"
-        " (ts = ? AND id > ?)) AND ts <= ? ORDER BY ts, id LIMIT 1",
-        (user_id, ts, ts, after_id, until_ts))
-    return None if row is None else int(row["id"])
+def next_mid_term_pages(store: BaseStore, user_id: str,
+                        starts: Sequence[tuple[float, int, float]]) -> dict[int, int]:
+    """For each (ts, after_id, until_ts), the first mid-term page after (ts, after_id) and at
+    most at `until_ts`, in one statement: {after_id: that page's id} where there is one."""
+    if not starts:
+        return {}
+    lookup = ("SELECT CAST(? AS BIGINT) AS after_id, (SELECT id FROM exchanges WHERE user_id = ?"
+              " AND tier = 'mid' AND (ts > ? OR (ts = ? AND id > ?)) AND ts <= ?"
+              " ORDER BY ts, id LIMIT 1) AS next_id")
+    rows = store.query(" UNION ALL ".join(lookup for _ in starts), [
+        x for ts, after, until in starts for x in (after, user_id, ts, ts, after, until)])
+    return {int(r["after_id"]): int(r["next_id"]) for r in rows if r["next_id"] is not None}
 
 
 def mid_term_ids_between(store: BaseStore, user_id: str, start: float, end: float,
