@@ -17,6 +17,7 @@ from .context import Context
 from .control.methods import UserControl
 from .errors import InvalidInput, NotFound, check_id, check_user
 from .llm import ChatModel, Embedder
+from .llm.base import Message
 from .llm.embedder import SentenceTransformerEmbedder
 from .llm.resolver import ModelResolver, is_embedded
 from .memory import analysis, consolidation, state
@@ -196,7 +197,7 @@ class MemoryEngine(UserControl):
 
     def prompt(self, user_id: str, text: str, *, model: ChatModel | None = None,
                relationship: str | None = None, style_hint: str | None = None,
-               now: float | None = None) -> tuple[list[dict[str, str]], Trace]:
+               now: float | None = None) -> tuple[list[Message], Trace]:
         """The exact messages an answer to `text` would send, and their trace; nothing stored."""
         check_user(user_id)
         if not isinstance(text, str) or not text.strip():
@@ -207,7 +208,7 @@ class MemoryEngine(UserControl):
 
     def _prompt(self, user_id: str, text: str, llm: ChatModel, relationship: str | None,
                 style_hint: str | None, now: float | None,
-                short_rows: list[dict[str, Any]]) -> tuple[list[dict[str, str]], Trace]:
+                short_rows: list[dict[str, Any]]) -> tuple[list[Message], Trace]:
         """The prompt from short-term rows read once this turn; a small model's memory is
         retrieved at its compact budget from the start (not retrieved twice)."""
         cap = COMPACT_MEMORY_TOKENS if layout_for(llm) == "compact" else None
