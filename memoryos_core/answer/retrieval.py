@@ -230,13 +230,13 @@ def _with_continuations(
     lines are both short bring one (CONTINUATION_MAX_TOKENS).
     """
     # a page that is a whole exchange already brings none
-    short = [page_rows[p["id"]] for p in pages[:top]
-             if page_tokens(page_rows[p["id"]]) <= CONTINUATION_MAX_TOKENS]
+    short_pages = [page_rows[p["id"]] for p in pages[:top]
+                   if page_tokens(page_rows[p["id"]]) <= CONTINUATION_MAX_TOKENS]
     following = rows_db.next_mid_term_pages(  # pending pages: not chained yet
-        ctx.store, user_id, [(r["ts"], r["id"], r["ts"] + CONTINUATION_GAP) for r in short
+        ctx.store, user_id, [(r["ts"], r["id"], r["ts"] + CONTINUATION_GAP) for r in short_pages
                              if r["next_id"] is None and r["segment_id"] is None])
     wanted: dict[int, int] = {}
-    for row in short:
+    for row in short_pages:
         nxt = row["next_id"] if row["next_id"] is not None else following.get(row["id"])
         if nxt is not None and nxt not in wanted.values():
             wanted[row["id"]] = int(nxt)
@@ -340,10 +340,10 @@ def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
     for step in range(HISTORY_STEPS if window is not None else 1):
         if not heads:
             break
+        if step:  # the first step back came with the found facts
+            replaced = state_rows.fact_predecessors(ctx.store, user_id, heads)
         wanted = set(heads)
-        found = ([r for r in replaced if r["superseded_by"] in wanted] if step == 0
-                 else state_rows.fact_predecessors(ctx.store, user_id, heads))
-        older = [r for r in found if r["id"] not in seen]
+        older = [r for r in replaced if r["superseded_by"] in wanted and r["id"] not in seen]
         vecs = ctx.index.vectors_of(user_id, "fact", [r["id"] for r in older])
         for r in older:
             seen.add(r["id"])

@@ -42,16 +42,6 @@ def overflow_to_mid_term(conn: Connection, user_id: str, capacity: int, now: flo
     return [int(r[0]) for r in sorted(rows, key=lambda r: (float(r[1]), int(r[0])))]
 
 
-def move_to_mid_term(conn: Connection, user_id: str, ids: list[int], now: float) -> None:
-    """Turn some of the user's short-term exchanges into pending mid-term pages."""
-    if not ids:
-        return
-    conn.execute(
-        f"UPDATE exchanges SET tier = 'mid', moved_at = ? WHERE user_id = ? AND id IN"
-        f" ({_marks(ids)})", (now, user_id, *ids),
-    )
-
-
 # -- reads ----------------------------------------------------------------------------------
 
 

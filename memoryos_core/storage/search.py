@@ -81,10 +81,9 @@ def keyword_search(store: BaseStore, user_id: str, words: list[str], limit: int,
         best = store.query(
             f"WITH h AS MATERIALIZED ({hits}), best AS (SELECT h.id, row_number() OVER"
             f" (ORDER BY {rank}) AS n FROM h GROUP BY h.id {order})"
-            " SELECT best.id, best.n, e.user_id, e.tier FROM best JOIN exchanges e"
-            " ON e.id = best.id", (*params, wide))
-        found = [int(r["id"]) for r in sorted(best, key=lambda r: int(r["n"]))
-                 if r["user_id"] == user_id and r["tier"] == "mid"]
+            " SELECT best.id, e.user_id, e.tier FROM best JOIN exchanges e"
+            " ON e.id = best.id ORDER BY best.n", (*params, wide))
+        found = [int(r["id"]) for r in best if r["user_id"] == user_id and r["tier"] == "mid"]
         if len(found) >= limit or len(best) < wide:  # a prefix of the same order, filtered
             return found[:limit]
     rows = store.query(

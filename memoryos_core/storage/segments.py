@@ -31,11 +31,16 @@ def pending_pages(
     return store.query(sql + " LIMIT ?", (user_id, limit))
 
 
+# the two reads a turn's maintenance makes (maintenance_state makes both in one statement)
+_PENDING_COUNT = ("SELECT count(*) AS pending FROM exchanges WHERE user_id = ? AND tier = 'mid'"
+                  " AND segment_id IS NULL")
+_HOLDS_UNANALYSED = ("s.user_id = ? AND EXISTS (SELECT 1 FROM exchanges e"
+                     " WHERE e.segment_id = s.id AND e.analysed = 0)")
+
+
 def pending_count(store: BaseStore, user_id: str) -> int:
     """How many mid-term pages wait for a segment."""
-    return int(store.scalar(
-        "SELECT count(*) FROM exchanges WHERE user_id = ? AND tier = 'mid'"
-        " AND segment_id IS NULL", (user_id,)) or 0)
+    return int(store.scalar(_PENDING_COUNT, (user_id,)) or 0)
 
 
 def still_pending(conn: Connection, user_id: str, page_ids: Sequence[int]) -> set[int]:
@@ -123,10 +128,8 @@ def maintenance_state(store: BaseStore, user_id: str) -> tuple[int, list[dict[st
     """The pending page count and the segments holding unanalysed pages (by id), in one
     statement: what a turn's maintenance reads to decide whether there is anything to do."""
     rows = store.query(
-        "SELECT p.pending AS pending_pages, s.* FROM (SELECT count(*) AS pending FROM exchanges"
-        " WHERE user_id = ? AND tier = 'mid' AND segment_id IS NULL) AS p LEFT JOIN segments s"
-        " ON s.user_id = ? AND EXISTS (SELECT 1 FROM exchanges e WHERE e.segment_id = s.id"
-        " AND e.analysed = 0) ORDER BY s.id", (user_id, user_id))
+        f"SELECT p.pending AS pending_pages, s.* FROM ({_PENDING_COUNT}) AS p"
+        f" LEFT JOIN segments s ON {_HOLDS_UNANALYSED} ORDER BY s.id", (user_id, user_id))
     pending = int(rows[0]["pending_pages"]) if rows else 0
     found = [{k: v for k, v in r.items() if k != "pending_pages"} for r in rows
              if r["id"] is not None]
@@ -137,9 +140,8 @@ def segments_with_unanalysed_pages(
     store: BaseStore, user_id: str
 ) -> list[dict[str, Any]]:
     """Segments of the user holding at least one page not analysed yet, by id."""
-    return store.query(
-        "SELECT s.* FROM segments s WHERE s.user_id = ? AND EXISTS (SELECT 1 FROM exchanges e"
-        " WHERE e.segment_id = s.id AND e.analysed = 0) ORDER BY s.id", (user_id,))
+    return store.query(f"SELECT s.* FROM segments s WHERE {_HOLDS_UNANALYSED} ORDER BY s.id",
+                       (user_id,))
 
 
 def create_segment(

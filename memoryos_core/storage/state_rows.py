@@ -51,12 +51,17 @@ def facts_by_id(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, dic
         f"SELECT * FROM facts WHERE id IN ({_marks(ids)})", ids) if r["user_id"] == user_id}
 
 
+def _replaced_by(ids: list[int]) -> str:
+    """The user's facts that these facts replaced: SQL taking the ids, then the user."""
+    return f"SELECT * FROM facts WHERE superseded_by IN ({_marks(ids)}) AND user_id = ?"
+
+
 def fact_predecessors(store: BaseStore, user_id: str, ids: list[int]) -> Rows:
     """The user's facts that these facts replaced (one step back), newest end first."""
     if not ids:
         return []
-    rows: Rows = store.query(f"SELECT * FROM facts WHERE superseded_by IN ({_marks(ids)}) AND"
-                             " user_id = ? ORDER BY valid_until DESC, id", (*ids, user_id))
+    rows: Rows = store.query(f"{_replaced_by(ids)} ORDER BY valid_until DESC, id",
+                             (*ids, user_id))
     return rows
 
 
@@ -66,15 +71,13 @@ def facts_with_predecessors(store: BaseStore, user_id: str, ids: list[int],
     if not ids:
         return {}, []
     rows = store.query(
-        f"SELECT 0 AS found_as, * FROM facts WHERE id IN ({_marks(ids)}) UNION ALL"
-        f" SELECT 1 AS found_as, * FROM facts WHERE superseded_by IN ({_marks(ids)})"
-        " AND user_id = ?", (*ids, *ids, user_id))
-    by_id = {r["id"]: r for r in rows if r["found_as"] == 0 and r["user_id"] == user_id}
-    older = sorted((r for r in rows if r["found_as"] == 1),
-                   key=lambda r: (-float(r["valid_until"] or 0), r["id"]))
+        f"SELECT * FROM (SELECT 0 AS found_as, * FROM facts WHERE id IN ({_marks(ids)})"
+        f" UNION ALL SELECT 1, * FROM ({_replaced_by(ids)}) AS older) AS both_parts"
+        " ORDER BY found_as, valid_until DESC, id", (*ids, *ids, user_id))
+    parts: tuple[Rows, Rows] = ([], [])
     for r in rows:
-        del r["found_as"]
-    return by_id, older
+        parts[r.pop("found_as")].append(r)
+    return {r["id"]: r for r in parts[0] if r["user_id"] == user_id}, parts[1]
 
 
 def profile_rows(store: BaseStore, user_id: str) -> Rows:

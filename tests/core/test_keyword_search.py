@@ -49,10 +49,10 @@ def test_keyword_search_with_the_users_page_count_ranks_the_same(tmp_path):
     with store.transaction() as conn:
         mine = [exchanges.insert_exchange(conn, "u1", texts[i % 5], "ok", i, i, "chat",
                                           f"a{i}") for i in range(60)]
-        exchanges.move_to_mid_term(conn, "u1", mine[:50], 100.0)  # 10 stay short-term
+        exchanges.overflow_to_mid_term(conn, "u1", 10, 100.0)  # the newest 10 stay short-term
         theirs = [exchanges.insert_exchange(conn, "u2", texts[i % 5], "fine", i, i, "chat",
                                             f"b{i}") for i in range(20)]
-        exchanges.move_to_mid_term(conn, "u2", theirs, 100.0)
+        exchanges.overflow_to_mid_term(conn, "u2", 0, 100.0)
     for words in (["boots"], ["ridge", "trail"], ["hiking", "anna"], ["nothing"]):
         for limit in (1, 3, 7, 15, 40, 60):
             joined = search.keyword_search(store, "u1", words, limit)
@@ -179,7 +179,7 @@ def test_pages_holding_more_of_the_rare_words_rank_first(engine):
     with engine.store.transaction("u1") as conn:
         ids = [exchanges.insert_exchange(conn, "u1", t, "ok", i, i, "chat", f"k{i}")
                for i, t in enumerate(texts)]
-        exchanges.move_to_mid_term(conn, "u1", ids, 100.0)
+        exchanges.overflow_to_mid_term(conn, "u1", 0, 100.0)
     ranked = search.keyword_search(engine.store, "u1", ["tahoe", "kayaking"], 10)
     assert ranked[0] == ids[3]
     assert set(ranked) == set(ids[:4])
