@@ -14,6 +14,7 @@ from .answer.answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, 
 from .answer.types import TRACE_VERSION, Retrieval, Trace, read_trace, trace_json
 from .config import EngineConfig
 from .context import Context
+from .control.conversations import Conversations
 from .control.methods import UserControl
 from .errors import InvalidInput, NotFound, check_id, check_user
 from .llm import ChatModel, Embedder
@@ -77,7 +78,7 @@ class Event(TypedDict):
     detail: dict[str, Any]  # what the step logged: each kind its own keys
 
 
-class MemoryEngine(UserControl):
+class MemoryEngine(UserControl, Conversations):
     """Long-term hierarchical memory for many users in one data folder."""
 
     def __init__(

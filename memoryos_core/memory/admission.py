@@ -25,6 +25,7 @@ class NewExchange:
     ts: float
     source: str = "chat"
     identity: str = ""  # replaces the time in the key when the source had no timestamp
+    conversation: int | str = "current"  # its id, "new" or "current" (insert_exchange)
 
     @property
     def key(self) -> str:
@@ -73,7 +74,8 @@ def admit(
     """
     now = time.time()
     new_id = rows_db.insert_exchange(conn, user_id, exchange.user_text, exchange.assistant_text,
-                                     exchange.ts, now, exchange.source, exchange.key)
+                                     exchange.ts, now, exchange.source, exchange.key,
+                                     exchange.conversation)
     store.put_vector(conn, user_id, "page", new_id, vector, new=True)
     # Oldest first by dialogue time, then by admission order: imports may arrive out of order.
     overflow = rows_db.overflow_to_mid_term(conn, user_id, config.short_term_capacity, now)

@@ -20,14 +20,24 @@ def _marks(ids: list[int]) -> str:
 
 def insert_exchange(
     conn: Connection, user_id: str, user_text: str, assistant_text: str, ts: float,
-    admitted_at: float, source: str, content_key: str,
+    admitted_at: float, source: str, content_key: str, conversation: int | str = "current",
 ) -> int:
-    """Insert one short-term exchange; returns its id."""
+    """Insert one short-term exchange; returns its id. `conversation`: its id, "new", or
+    "current" (that of the user's newest short-term exchange of the same source, else new);
+    an exchange that starts a conversation gives it its own id."""
+    given = conversation if isinstance(conversation, int) else None
+    # one statement either way; the conversation's first exchange takes one more
     row = conn.execute(
         "INSERT INTO exchanges (user_id, user_text, assistant_text, ts, admitted_at, tier,"
-        " source, content_key) VALUES (?, ?, ?, ?, ?, 'short', ?, ?) RETURNING id",
-        (user_id, user_text, assistant_text, ts, admitted_at, source, content_key),
+        " source, content_key, conversation_id) VALUES (?, ?, ?, ?, ?, 'short', ?, ?,"
+        " coalesce(?, (SELECT c.conversation_id FROM exchanges c WHERE c.user_id = ?"
+        " AND c.tier = 'short' AND c.source = ? ORDER BY c.ts DESC, c.id DESC LIMIT 1)))"
+        " RETURNING id, conversation_id",
+        (user_id, user_text, assistant_text, ts, admitted_at, source, content_key, given,
+         user_id, source if conversation == "current" else None),
     ).fetchone()
+    if row[1] is None:
+        conn.execute("UPDATE exchanges SET conversation_id = id WHERE id = ?", (row[0],))
     return int(row[0])
 
 

@@ -334,4 +334,28 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE facts ADD COLUMN by_user INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE profile ADD COLUMN by_user INTEGER NOT NULL DEFAULT 0;
     """,
+    # 10: conversations (issue 31): each exchange belongs to the conversation its first exchange
+    # started (conversation_id = that exchange's id); the rows stored before are one
+    # conversation per user and kind of source (chat, each import format: "import:locomo D1:3"
+    # is "import:locomo"). An edited or regenerated exchange changes its texts in place, so the
+    # keyword index follows an update of them too.
+    """
+    ALTER TABLE exchanges ADD COLUMN conversation_id INTEGER;
+    UPDATE exchanges SET conversation_id = f.first_id
+        FROM (SELECT user_id, CASE WHEN instr(source, ' ') > 0
+                     THEN substr(source, 1, instr(source, ' ') - 1) ELSE source END AS kind,
+                     min(id) AS first_id
+              FROM exchanges GROUP BY 1, 2) AS f
+        WHERE f.user_id = exchanges.user_id AND f.kind = CASE WHEN instr(exchanges.source, ' ') > 0
+              THEN substr(exchanges.source, 1, instr(exchanges.source, ' ') - 1)
+              ELSE exchanges.source END;
+    CREATE INDEX ix_exchanges_conversation ON exchanges(user_id, conversation_id, ts);
+    CREATE TRIGGER exchanges_fts_update AFTER UPDATE OF user_text, assistant_text ON exchanges
+    BEGIN
+        INSERT INTO exchanges_fts(exchanges_fts, rowid, user_text, assistant_text)
+        VALUES ('delete', old.id, old.user_text, old.assistant_text);
+        INSERT INTO exchanges_fts(rowid, user_text, assistant_text)
+        VALUES (new.id, new.user_text, new.assistant_text);
+    END;
+    """,
 )

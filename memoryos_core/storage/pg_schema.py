@@ -384,4 +384,16 @@ PG_MIGRATIONS: tuple[str, ...] = (
         REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT
         EXECUTE FUNCTION memoryos_count_terms();
     """,
+    # 10: conversations (SQLite migration 10): the id of the exchange that started each
+    # exchange's conversation; the rows stored before are one conversation per user and kind of
+    # source. (The keyword index is the generated `words` column: an update of the texts
+    # renews it.)
+    """
+    ALTER TABLE exchanges ADD COLUMN conversation_id BIGINT;
+    UPDATE exchanges SET conversation_id = f.first_id
+        FROM (SELECT user_id, split_part(source, ' ', 1) AS kind, min(id) AS first_id
+              FROM exchanges GROUP BY 1, 2) AS f
+        WHERE f.user_id = exchanges.user_id AND f.kind = split_part(exchanges.source, ' ', 1);
+    CREATE INDEX ix_exchanges_conversation ON exchanges(user_id, conversation_id, ts);
+    """,
 )

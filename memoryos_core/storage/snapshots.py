@@ -12,6 +12,7 @@ from .db import Connection
 EXCHANGE_COLUMNS = ("id", "user_text", "assistant_text", "ts", "admitted_at", "tier",
                     "segment_id", "prev_id", "next_id", "overview", "keywords", "analysed",
                     "source", "content_key", "moved_at")
+EXCHANGE_LATER = {"conversation_id": None}  # its conversation (migration 10): else ungrouped
 SEGMENT_COLUMNS = ("id", "summary", "keywords", "n_visit", "l_interaction", "last_visit",
                    "created_at", "updated_at", "analysed_at")
 FACT_COLUMNS = ("id", "kind", "text", "norm", "sources", "created_at", "updated_at")
@@ -40,7 +41,8 @@ def memory_rows(store: BaseStore, user_id: str) -> dict[str, Any]:
     """Every memory row of a user by part (exchanges, segments, facts, profile, traces, notes),
     ordered by id, and the user_state row (or None)."""
     return {
-        "exchanges": store.query(f"SELECT {', '.join(EXCHANGE_COLUMNS)} FROM exchanges"
+        "exchanges": store.query(f"SELECT {', '.join((*EXCHANGE_COLUMNS, *EXCHANGE_LATER))}"
+                                 " FROM exchanges"
                                  " WHERE user_id = ? ORDER BY id", (user_id,)),
         "segments": store.query(f"SELECT {', '.join(SEGMENT_COLUMNS)} FROM segments"
                                 " WHERE user_id = ? ORDER BY id", (user_id,)),
@@ -137,9 +139,12 @@ def insert_segment(conn: Connection, user_id: str, row: dict[str, Any], keep_id:
 
 
 def insert_exchange(conn: Connection, user_id: str, row: dict[str, Any], keep_id: bool) -> int:
-    """Write one exchange row of a document for the user; its new id (the same when kept)."""
+    """Write one exchange row of a document for the user; its new id (the same when kept; a
+    remapped conversation is set afterwards: set_conversation)."""
+    row = dict(row, conversation_id=row.get("conversation_id") if keep_id else None)
     return _insert(conn, "exchanges", user_id,
-                   EXCHANGE_COLUMNS if keep_id else EXCHANGE_COLUMNS[1:], row)
+                   (EXCHANGE_COLUMNS if keep_id else EXCHANGE_COLUMNS[1:]) + tuple(EXCHANGE_LATER),
+                   row)
 
 
 def insert_fact(conn: Connection, user_id: str, row: dict[str, Any], keep_id: bool) -> int:
@@ -166,6 +171,13 @@ def set_chain_links(conn: Connection, user_id: str, exchange_id: int, prev_id: i
     """Point one of the user's exchanges at its previous and next page."""
     conn.execute("UPDATE exchanges SET prev_id = ?, next_id = ? WHERE id = ? AND user_id = ?",
                  (prev_id, next_id, exchange_id, user_id))
+
+
+def set_conversation(conn: Connection, user_id: str, exchange_id: int,
+                     conversation_id: int | None) -> None:
+    """Put one of the user's exchanges in a conversation (a remapped document's ids)."""
+    conn.execute("UPDATE exchanges SET conversation_id = ? WHERE id = ? AND user_id = ?",
+                 (conversation_id, exchange_id, user_id))
 
 
 def insert_profile_dimension(conn: Connection, user_id: str, row: dict[str, Any]) -> None:

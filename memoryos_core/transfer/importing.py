@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NotRequired, TypedDict
 
 from ..context import Context
@@ -261,6 +262,8 @@ def import_dialogue(
             saved = versions.snapshot(ctx, user_id, f"before import ({plan['format']},"
                                       f" {total} exchanges)")["version"]
         for (new, item), vec in zip(ready, vectors, strict=True):
+            # the import is one conversation, started by its first exchange
+            new = replace(new, conversation=ids[0] if ids else "new")
             exchange_id, _ = admit(conn, ctx.store, ctx.config, user_id, new, vec)
             ids.append(exchange_id)
             if item.ref:

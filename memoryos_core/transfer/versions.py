@@ -185,11 +185,13 @@ def load_document(
         ex_map[ex["id"]] = new_id
         if ex.get("vector"):
             ctx.store.put_vector(conn, user_id, "page", new_id, _unb64(ex["vector"]))
-    if not keep_ids:  # chain links point at the new ids
+    if not keep_ids:  # chain links and conversations point at the new ids
         for old, new in ex_map.items():
             src = next(e for e in doc["exchanges"] if e["id"] == old)
             rows.set_chain_links(conn, user_id, new, ex_map.get(src["prev_id"]),
                                  ex_map.get(src["next_id"]))
+            if src.get("conversation_id") in ex_map:
+                rows.set_conversation(conn, user_id, new, ex_map[src["conversation_id"]])
     fact_map: dict[Any, int] = {}
     for fact in doc["facts"]:
         sources = (json.loads(fact["sources"]) if isinstance(fact["sources"], str)

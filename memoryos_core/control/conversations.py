@@ -1,0 +1,141 @@
+"""The user's conversations, as MemoryEngine methods: list them, read one a page at a time,
+start a new one."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypedDict
+
+from ..context import Context
+from ..errors import NotFound, check_id, check_user
+from ..memory import conversations
+from ..memory.state import PageView, page_view
+from ..storage import conversation_rows as conv_db
+
+TITLE_CHARS = 80
+
+
+class ConversationView(TypedDict):
+    """One conversation as a list shows it."""
+
+    id: int  # the id of the exchange that started it (0: exchanges stored before conversations)
+    title: str  # its first message
+    started_at: float
+    last_at: float
+    count: int
+    source: str  # "chat", or the import it came from ("import:locomo")
+    current: bool  # the one a new message continues
+
+
+class ChatView(PageView):
+    """An exchange as the chat shows it: the page, and its answer's figures from the trace."""
+
+    model: str | None
+    stats: dict[str, Any] | None  # first_token_ms, tokens_per_second, ...
+    answer_source: str | None
+    replaced: str | None  # why the streamed text was replaced, if it was
+    previous_answers: int  # answers Regenerate or Edit replaced
+
+
+class ConversationPage(TypedDict):
+    """Some exchanges of one conversation, oldest first, and whether older ones exist."""
+
+    id: int
+    title: str
+    source: str
+    count: int
+    current: bool
+    exchanges: list[ChatView]
+    earlier: bool  # more exchanges before the first one here ("Load earlier")
+
+
+def _title(row: dict[str, Any]) -> str:
+    text = " ".join(str(row["first_user"] or row["first_assistant"] or "").split())
+    return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def _kind(source: str | None) -> str:
+    """The kind of source: 'import:locomo D1:3' is 'import:locomo'."""
+    return (source or "chat").split(" ", 1)[0]
+
+
+def _replaced(trace: dict[str, Any]) -> str | None:
+    """Why the answer first streamed was replaced (the answer guard's note), if it was."""
+    for key in ("answer_replaced", "replaced"):
+        value = trace.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, dict) and value.get("reason"):
+            return str(value["reason"])
+    return None
+
+
+def chat_view(row: dict[str, Any], trace_text: str | None) -> ChatView:
+    """An exchange row and its stored trace (JSON text, or None) as the chat shows it."""
+    trace: dict[str, Any] = {}
+    if trace_text:
+        try:
+            loaded = json.loads(trace_text)
+            trace = loaded if isinstance(loaded, dict) else {}
+        except ValueError:  # a damaged trace costs its figures, never the chat page
+            trace = {}
+    stats = trace.get("answer_stats")
+    return ChatView(**page_view(row), model=trace.get("model"),
+                    stats=stats if isinstance(stats, dict) else None,
+                    answer_source=trace.get("answer_source"), replaced=_replaced(trace),
+                    previous_answers=len(trace.get("previous_answers") or []))
+
+
+class Conversations:
+    """Conversations of a user (mixed into MemoryEngine)."""
+
+    ctx: Context
+
+    def conversations(self, user_id: str, limit: int = 50) -> list[ConversationView]:
+        """The user's conversations, the newest first (chats and imports alike)."""
+        store = self.ctx.store
+        current = conv_db.current(store, check_user(user_id))
+        return [ConversationView(id=int(r["conversation"]), title=_title(r),
+                                 started_at=float(r["started_at"]), last_at=float(r["last_at"]),
+                                 count=int(r["n"]), source=_kind(r["source"]),
+                                 current=current is not None and r["conversation"] == current)
+                for r in conv_db.listing(store, user_id, limit)]
+
+    def current_conversation(self, user_id: str) -> int | None:
+        """The conversation the next chat message continues (None: it starts a new one)."""
+        return conv_db.current(self.ctx.store, check_user(user_id))
+
+    def conversation(self, user_id: str, conversation_id: int, limit: int = 30,
+                     before: int | None = None) -> ConversationPage:
+        """Up to `limit` exchanges of one conversation, oldest first, ending just before the
+        exchange `before` (None: with the newest); NotFound for one the user does not have."""
+        store = self.ctx.store
+        check_user(user_id)
+        conversation_id = check_id(conversation_id, "conversation")
+        cursor = None
+        if before is not None:
+            row = conv_db.exchange_in(store, user_id, conversation_id, check_id(before, "page"))
+            if row is None:
+                raise NotFound(f"exchange {before} is not in conversation {conversation_id}")
+            cursor = (float(row["ts"]), int(row["id"]))
+        rows = conv_db.exchanges_before(store, user_id, conversation_id, cursor, limit + 1)
+        first = conv_db.first_exchange(store, user_id, conversation_id)
+        if first is None:
+            raise NotFound(f"conversation {conversation_id} does not exist")
+        shown = list(reversed(rows[:limit]))
+        traces = conv_db.traces_of(store, user_id, [int(r["id"]) for r in shown])
+        current = conv_db.current(store, user_id)
+        return ConversationPage(
+            id=conversation_id, title=_title({"first_user": first["user_text"],
+                                              "first_assistant": first["assistant_text"]}),
+            source=_kind(first["source"]), count=conv_db.count(store, user_id, conversation_id),
+            current=current == conversation_id and conversation_id != conv_db.UNGROUPED,
+            exchanges=[chat_view(r, traces.get(int(r["id"]))) for r in shown],
+            earlier=len(rows) > limit)
+
+    def new_conversation(self, user_id: str) -> list[int]:
+        """Start a new conversation: the short-term exchanges move to mid-term memory (pending
+        pages, filed by the next maintenance); returns their ids."""
+        # no user lock: like a chat turn, it only adds pending pages a running maintenance
+        # may or may not see (the next one will)
+        return conversations.new_conversation(self.ctx, check_user(user_id))
