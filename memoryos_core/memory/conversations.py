@@ -40,7 +40,7 @@ def rows_before(short_rows: list[dict[str, Any]], replaces: int) -> list[dict[st
 
 
 def replace(conn: Connection, store: BaseStore, user_id: str, exchange_id: int,
-            new: NewExchange, vector: np.ndarray, trace: dict[str, Any], reason: str) -> None:
+            new: NewExchange, vector: np.ndarray, trace: dict[str, Any]) -> None:
     """Give a short-term exchange new texts, vector, keyword entry and trace, inside the
     caller's transaction; the answers it had stay in trace["previous_answers"]."""
     old = conv_db.short_term_texts(conn, user_id, exchange_id)
@@ -48,8 +48,9 @@ def replace(conn: Connection, store: BaseStore, user_id: str, exchange_id: int,
         raise InvalidInput(NO_LONGER_SHORT.format(id=exchange_id))
     before = json.loads(old["trace"]) if old["trace"] else {}
     kept = list(before.get("previous_answers") or [])
+    how = "regenerated" if old["user_text"] == new.user_text else "edited"
     kept.append({"user": old["user_text"], "answer": old["assistant_text"],
-                 "model": before.get("model"), "reason": reason, "replaced_at": time.time()})
+                 "model": before.get("model"), "how": how, "replaced_at": time.time()})
     conv_db.replace_texts(conn, user_id, exchange_id, new.user_text, new.assistant_text, new.key)
     store.put_vector(conn, user_id, "page", exchange_id, vector)  # not new: the old one goes
     conv_db.put_trace(conn, user_id, exchange_id, time.time(),
