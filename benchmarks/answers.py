@@ -89,22 +89,30 @@ def first_impression(model: Any, data_dir: Path, emb: Any, alike_replies: bool =
     start = time.time() - 40 * DAY
     for n, (user, reply) in enumerate(impression_chat(alike_replies)):
         engine.add_exchange("newcomer", user, reply, timestamp=start + n * DAY)
-    answers, answered, repeated, sources = [], 0, 0, []
+    answers, answered, repeated, mixed, echoed, sources = [], 0, 0, 0, 0, []
     earlier: list[str] = []
-    for _, question, gold in FACTS:
+    for n, (_, question, gold) in enumerate(FACTS):
         result = engine.chat("newcomer", question)
         text = result["answer"]
         hit = all(g in text.lower() for g in gold)
+        # another fact's answer in this one: the small model mixed two memories
+        other = any(all(g in text.lower() for g in FACTS[k][2])
+                    for k in range(len(FACTS)) if k != n)
+        echo = echoes_prompt(text, question, result["trace"]["prompt"])
         again = repeats_earlier(text, earlier)
         answered += hit
         repeated += again
+        mixed += other
+        echoed += echo
         earlier.append(text)
         sources.append(result["trace"].get("answer_source"))
         answers.append({"question": question, "answer": text[:300], "answered": hit,
-                        "repeat": again, "source": result["trace"].get("answer_source")})
+                        "repeat": again, "mixed": other, "echo": echo,
+                        "source": result["trace"].get("answer_source")})
     engine.store.close()
     return {"alike_replies": alike_replies, "facts": len(FACTS), "answered": answered,
             "answered_share": round(answered / len(FACTS), 3), "repeats": repeated,
+            "mixed": mixed, "echoes": echoed,
             "answer_sources": {s: sources.count(s) for s in set(sources)}, "answers": answers}
 
 
@@ -155,10 +163,30 @@ def empty_trace(trace: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def abstains(text: str, source: str) -> bool:
+    """The answer says memory has nothing (or gives our plain reply), not an answer."""
+    from memoryos_core.answer.grounded import DONT_REMEMBER
+
+    return source in ("no memory", "plain") or DONT_REMEMBER.lower() in text.lower()
+
+
+def echoes_prompt(text: str, question: str, messages: list[dict[str, str]]) -> bool:
+    """The answer copies a line of its prompt, a role label, or narrates the chat."""
+    from memoryos_core.answer import answer_guard
+
+    lines = answer_guard._prompt_lines(messages)
+    return answer_guard._final_reason(text, [], question, lines) in ("echo", "narration")
+
+
+def memory_text(trace: dict[str, Any], messages: list[dict[str, str]]) -> str:
+    """What the prompt's memory held (the block, or the compact lines)."""
+    return trace.get("memory_block", "") + "\n" + messages[-1]["content"]
+
+
 def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | None,
         earlier: dict[str, list[str]], max_tokens: int) -> dict[str, dict[str, Any]]:
     """The three answers to one question: product, flat-hybrid at equal memory, no memory."""
-    from memoryos_core.answer import answer_guard, answering, retrieval
+    from memoryos_core.answer import answering, retrieval, turn
 
     engine = conv.engine
     messages, trace = engine.prompt(conv.user, question, model=llm, now=now)
@@ -172,16 +200,17 @@ def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | No
         if strategy != "memoryos":
             messages, tr = answering.fit_prompt(engine.ctx, conv.user, question, tr, llm,
                                                 now=now, refit=False)
-        lines = answering.remembered(tr)
         t0 = time.perf_counter()
-        reply = answer_guard.answer(llm, tr["layout"], messages, earlier[strategy], lines,
-                                    max_tokens, question=question,
-                                    evidence=answering.best_evidence(tr, question))
+        reply = turn.answer(llm, messages, tr, earlier[strategy], max_tokens, question,
+                            None, None, None)
         text = reply.text.strip()
         out[strategy] = {"prediction": text[:300], "source": reply.source,
                          "answer_ms": round((time.perf_counter() - t0) * 1000, 1),
                          "prompt_tokens": sum(p["tokens"] for p in tr["prompt_parts"]),
-                         "repeat": repeats_earlier(text, earlier[strategy])}
+                         "repeat": repeats_earlier(text, earlier[strategy]),
+                         "abstains": abstains(text, reply.source),
+                         "echo": echoes_prompt(text, question, messages),
+                         "memory": memory_text(tr, messages)}
         earlier[strategy].append(text)
     return out
 
@@ -206,7 +235,9 @@ def run(paths: list[str] | None, stride: int, conversations: int | None, max_tok
             result["first_impression_total"] = {
                 "answered": sum(r["answered"] for r in runs),
                 "asked": sum(r["facts"] for r in runs),
-                "repeats": sum(r["repeats"] for r in runs)}
+                "repeats": sum(r["repeats"] for r in runs),
+                "mixed": sum(r["mixed"] for r in runs),
+                "echoes": sum(r["echoes"] for r in runs)}
         records: list[dict[str, Any]] = []
         for n, (_path, conv) in enumerate(load(paths)[: conversations or None] if questions
                                          else []):
@@ -216,17 +247,20 @@ def run(paths: list[str] | None, stride: int, conversations: int | None, max_tok
                                                    Path(tmp) / f"c{n}", emb,
                                                    common.instant_model())
             earlier: dict[str, list[str]] = {s: [] for s in STRATEGIES}
-            qas = [qa for qa in conv.get("qa", []) if int(qa.get("category", 0)) in (1, 2, 3, 4)]
+            qas = [qa for qa in conv.get("qa", [])
+                   if int(qa.get("category", 0)) in (1, 2, 3, 4, 5)]
             for q_no, qa in enumerate(qas[::stride]):
                 now = question_time(qa)
                 for strategy, ans in ask(c, llm, str(qa["question"]), now, earlier,
                                          max_tokens).items():
                     gold = locomo_scoring.gold_answer(qa)
+                    memory = ans.pop("memory")
                     records.append({"sample_id": c.user, "q": q_no, "strategy": strategy,
                                     "category": int(qa.get("category", 0)),
                                     "question": str(qa["question"]), "gold": gold, **ans,
                                     **locomo_scoring.score(qa, ans["prediction"]),
-                                    "contains": contains_gold(ans["prediction"], gold)})
+                                    "contains": contains_gold(ans["prediction"], gold),
+                                    "memory_had_gold": contains_gold(memory, gold)})
             c.engine.store.close()
     result["summary"] = aggregate(records)
     result["records"] = records
@@ -292,7 +326,9 @@ def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
     """Per strategy: mean F1, share containing the gold answer, repeats, prompt tokens."""
     out: dict[str, Any] = {}
     for strategy in STRATEGIES:
-        recs = [r for r in records if r["strategy"] == strategy]
+        mine = [r for r in records if r["strategy"] == strategy]
+        adversarial = [r for r in mine if r["category"] == 5]
+        recs = [r for r in mine if r["category"] != 5]
         if not recs:
             out[strategy] = {"questions": 0, "f1": 0.0}
             continue
@@ -300,6 +336,16 @@ def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
             "questions": len(recs), "f1": round(statistics.fmean(r["f1"] for r in recs), 4),
             "contains_gold": round(statistics.fmean(r["contains"] for r in recs), 4),
             "repeats": round(statistics.fmean(r["repeat"] for r in recs), 4),
+            "echoes": round(statistics.fmean(r["echo"] for r in recs), 4),
+            "abstains": round(statistics.fmean(r["abstains"] for r in recs), 4),
+            # "I don't know" though the gold answer was in the prompt's memory
+            "dont_know_when_memory_had_it": round(statistics.fmean(
+                r["abstains"] and r["memory_had_gold"] for r in recs), 4),
+            # category 5: the question asks about something never said; anything but
+            # "I don't remember" is invented
+            "adversarial_questions": len(adversarial),
+            "invented_on_adversarial": round(statistics.fmean(
+                not r["abstains"] for r in adversarial), 4) if adversarial else None,
             "median_prompt_tokens": statistics.median(r["prompt_tokens"] for r in recs),
             "sources": {s: sum(1 for r in recs if r["source"] == s)
                         for s in {r["source"] for r in recs}},

@@ -8,11 +8,12 @@ from .errors import (
     MemoryOSError,
     ModelError,
     NotFound,
+    Stopped,
     StructuredOutputError,
 )
 
 __all__ = [
     "SETTINGS", "EngineConfig", "ImportFormatError", "InvalidInput", "MemoryEngine",
-    "MemoryOSError", "ModelError", "NotFound", "StructuredOutputError", "settings_table",
+    "MemoryOSError", "ModelError", "NotFound", "Stopped", "StructuredOutputError", "settings_table",
 ]
 __version__ = "0.1.0"

@@ -9,19 +9,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from .answer import answer_guard, retrieval
-from .answer.answering import COMPACT_MEMORY_TOKENS, best_evidence, fit_prompt, layout_for, remembered
+from .answer import modes, retrieval, turn
+from .answer.answering import COMPACT_MEMORY_TOKENS, fit_prompt, layout_for
 from .answer.types import TRACE_VERSION, Retrieval, Trace, read_trace, trace_json
 from .config import EngineConfig
 from .context import Context
 from .control.conversations import Conversations
 from .control.methods import UserControl
-from .errors import InvalidInput, NotFound, check_id, check_user
+from .errors import InvalidInput, NotFound, Stopped, check_id, check_user
 from .llm import ChatModel, Embedder
 from .llm.base import Message
 from .llm.embedder import SentenceTransformerEmbedder
 from .llm.resolver import ModelResolver, is_embedded
-from .memory import analysis, consolidation, state
+from .memory import analysis, consolidation, conversations, state
 from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
 from .memory.reports import AnalysisReport, MaintainReport
@@ -64,9 +64,13 @@ class ChatResult(TypedDict):
     """One answered turn: the reply, the exchange it was stored as, and its trace."""
 
     answer: str
-    exchange_id: int
+    exchange_id: int | None  # None: a temporary or memory-off turn, stored nowhere
     model: str
     trace: Trace
+    stats: dict[str, Any]  # first_token_ms, tokens_per_second, completion_tokens, answer_ms
+    source: str  # model | retry | plain | memory | no memory
+    evidence: dict[str, Any] | None  # the memory sentence a memory answer says back
+    moved_to_mid_term: list[int]  # exchanges that became pages this turn
 
 
 class Event(TypedDict):
@@ -209,12 +213,16 @@ class MemoryEngine(UserControl, Conversations):
 
     def _prompt(self, user_id: str, text: str, llm: ChatModel, relationship: str | None,
                 style_hint: str | None, now: float | None,
-                short_rows: list[dict[str, Any]]) -> tuple[list[Message], Trace]:
+                short_rows: list[dict[str, Any]], memory: bool = True,
+                seen: list[dict[str, Any]] | None = None) -> tuple[list[Message], Trace]:
         """The prompt from short-term rows read once this turn; a small model's memory is
-        retrieved at its compact budget from the start (not retrieved twice)."""
+        retrieved at its compact budget from the start (not retrieved twice); `memory`
+        False: nothing retrieved (a memory-off chat); `seen`: the short-term rows retrieval
+        must not bring back as pages, when more than the prompt shows (an exchange redone)."""
         cap = COMPACT_MEMORY_TOKENS if layout_for(llm) == "compact" else None
         trace = retrieval.retrieve(self.ctx, user_id, text, record=False, now=now,
-                                   short_rows=short_rows, budget_cap=cap)
+                                   short_rows=short_rows if seen is None else seen,
+                                   budget_cap=cap) if memory else modes.no_memory(text)
         return fit_prompt(self.ctx, user_id, text, trace, llm, relationship, style_hint, now,
                           short_rows=short_rows)
 
@@ -222,48 +230,66 @@ class MemoryEngine(UserControl, Conversations):
         self, user_id: str, text: str, *, relationship: str | None = None,
         style_hint: str | None = None, model: ChatModel | None = None,
         on_token: Callable[[str], None] | None = None, maintain: bool = True,
+        on_event: turn.Event | None = None, stop: threading.Event | None = None,
+        replaces: int | None = None, mode: str = "normal",
+        recent: list[tuple[str, str]] | None = None,
     ) -> ChatResult:
-        """Retrieve, answer with one model call, and only then admit the exchange."""
+        """Retrieve, answer (streamed to `on_token`, phases and replacements to `on_event`;
+        `stop` set ends it, stores nothing and raises Stopped), and only then admit the
+        exchange (`replaces`: a short-term exchange it takes the place of, Regenerate and
+        Edit). `mode` "temporary" reads memory, "off" does not; neither writes anything, and
+        `recent` holds that chat's own earlier turns (user, assistant)."""
         check_user(user_id)
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("message must not be empty")
         if len(text) > self.config.max_text_chars:
             raise InvalidInput(f"message is longer than {self.config.max_text_chars} characters")
         llm = self.models.for_user(user_id, model)
-        short_rows = rows_db.short_term_rows(self.store, user_id)
+        mode = modes.check_mode(mode, recent, replaces)
+        if on_event is not None and mode != "off":
+            on_event("phase", {"phase": "searching memory"})
+        short_rows = (rows_db.short_term_rows(self.store, user_id) if mode == "normal"
+                      else modes.own_rows(recent))
+        shown = short_rows if replaces is None else \
+            conversations.rows_before(short_rows, replaces)  # the turns before the one redone
         messages, trace = self._prompt(user_id, text, llm, relationship, style_hint, None,
-                                       short_rows)
-        earlier = [r["assistant_text"] for r in short_rows]
-        started = time.perf_counter()
-        reply = answer_guard.answer(llm, trace["layout"], messages, earlier,
-                                    remembered(trace), self.config.answer_max_tokens,
-                                    on_token, question=text, evidence=best_evidence(trace, text))
+                                       shown, memory=mode != "off", seen=short_rows)
+        reply = turn.answer(llm, messages, trace, turn.earlier_answers(short_rows, trace),
+                            self.config.answer_max_tokens, text, on_token, on_event, stop)
         answer = reply.text
-        trace["model"] = llm.name
-        trace["answer_ms"] = round((time.perf_counter() - started) * 1000, 1)
-        trace["prompt_tokens"], trace["completion_tokens"] = (reply.prompt_tokens,
-                                                              reply.completion_tokens)
-        trace["answer_source"], trace["answer_attempts"] = reply.source, reply.attempts
-        trace["answer_evidence_shown"] = reply.evidence_shown
         trace["version"] = TRACE_VERSION  # the stored shape (memoryos_core.answer.types)
         try:
             new = check_exchange(self.config, text, answer)
         except InvalidInput:  # the call was made: it counts even when the exchange cannot enter
             self.store.add_usage(user_id, "answer", reply.prompt_tokens, reply.completion_tokens)
             raise
+        if mode != "normal" and not (stop is not None and stop.is_set()):  # nothing written
+            return ChatResult(answer=answer, exchange_id=None, model=llm.name, trace=trace,
+                              stats=trace["answer_stats"], source=reply.source,
+                              evidence=(trace.get("answer_plan") or {}).get("evidence"),
+                              moved_to_mid_term=[])
         vec = self.ctx.embedder.embed([new.page_text])[0]
+        if stop is not None and stop.is_set():  # Stop pressed as the answer ended: keep nothing
+            raise Stopped("the answer was stopped")
         with self.store.transaction(user_id) as conn:  # one write transaction per turn
             self.store.count_usage(conn, user_id, "answer", reply.prompt_tokens,
                                    reply.completion_tokens)
-            exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
+            if replaces is None:
+                exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
+                rows_db.insert_trace(conn, user_id, exchange_id, time.time(), trace_json(trace))
+            else:  # texts, vector, keyword entry and trace in place; the old answer kept
+                exchange_id, moved = replaces, []
+                conversations.replace(conn, self.store, user_id, replaces, new, vec, dict(trace))
             record_visits(conn, user_id, trace["used_segments"], time.time())
-            rows_db.insert_trace(conn, user_id, exchange_id, time.time(), trace_json(trace))
-            self.store.log_event(conn, user_id, "admission",
+            self.store.log_event(conn, user_id, "admission" if replaces is None else "replace",
                                  {"exchange": exchange_id, "moved_to_mid_term": moved,
                                   "model": llm.name})
         if maintain:
             self.maintain(user_id, model=model)
-        return ChatResult(answer=answer, exchange_id=exchange_id, model=llm.name, trace=trace)
+        plan = trace.get("answer_plan") or {}
+        return ChatResult(answer=answer, exchange_id=exchange_id, model=llm.name, trace=trace,
+                          stats=trace["answer_stats"], source=reply.source,
+                          evidence=plan.get("evidence"), moved_to_mid_term=list(moved))
 
     def trace(self, user_id: str, exchange_id: int) -> Trace:
         """The stored retrieval trace of one answer (`version` 0: stored before versions)."""

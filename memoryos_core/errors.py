@@ -33,6 +33,12 @@ class ModelError(MemoryOSError):
     status = 502
 
 
+class Stopped(MemoryOSError):
+    """The user stopped the answer while it was being made; nothing was stored."""
+
+    status = 499  # nginx's "client closed request": the asker ended it, nothing failed
+
+
 class StructuredOutputError(ModelError):
     """The chat model kept returning output that does not validate against the schema."""
 

@@ -257,11 +257,13 @@ def test_benchmarks_answers_scores_three_prompts_and_the_first_impression(embedd
     result = answers.run([str(locomo_file)], 1, None, 60, None, None, emb=embedder, llm=model)
     s = result["summary"]
     assert {r["strategy"] for r in result["records"]} == set(answers.STRATEGIES)
-    # every echo was caught: the user got memory lines (or "nothing found"), never the question
-    assert all(r["source"] == "memory lines" for r in result["records"])
+    # the question said back never reaches the user: memory answered, or a plain reply
+    assert all(r["source"] in ("memory", "no memory", "plain") for r in result["records"])
+    assert not any(r["echo"] for r in result["records"])
     assert s["memoryos"]["questions"] == s["none"]["questions"] >= 1
     assert 0.0 <= s["memoryos"]["f1"] <= 1.0
     impression = result["first_impression_total"]
     assert impression["asked"] == 2 * len(answers.FACTS)
-    # the memory lines shown hold the facts the retrieval found for most questions
-    assert impression["answered"] >= len(answers.FACTS) and impression["repeats"] == 0
+    # questions on memory are answered from memory: the fact in the answer itself, alone
+    assert impression["answered"] >= 2 * len(answers.FACTS) - 2
+    assert impression["repeats"] == impression["mixed"] == impression["echoes"] == 0

@@ -1,22 +1,29 @@
-"""One answer from the chat model, guarded against repeating an earlier reply.
+"""One answer from the chat model, streamed as it is written and guarded while it grows.
 
 A 135M model given a history of alike replies answers every question with that reply (measured:
-8 of 8 questions answered "Thanks for telling me."), and often says the question back or a line
-of its prompt. An answer whose words are mostly those of an earlier reply, or that echoes the
-prompt, is generated again without the recent conversation and with more randomness; if it
-still fails, the user gets the memory lines the model was given, never the repeat.
+8 of 8 questions answered "Thanks for telling me."), says the question back, copies a line of
+its prompt ("User: Hi! My name is Priya…") or narrates the chat ("The user thanked the AI
+for…"). Its answer is streamed token by token and checked as it grows: a copied prompt line or
+a narration cuts the stream at once, a repeat of an earlier answer is caught when it ends.
+Either way the shown text is replaced (the host is told, with the reason: the user never sees a
+repeat unmarked), the answer is generated again without the recent conversation and with more
+randomness, and if that fails too the user gets a short plain reply of ours. Every attempt is
+kept in the trace. Questions on memory never reach this guard with the small model: they are
+answered from memory (`grounded`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ModelError
+from ..errors import ModelError, Stopped
 from ..llm import ChatModel
-from ..memory.grounding import content_words, grounding
-from ..text import count_tokens, strip_think, words
+from ..text import STOP_WORDS, count_tokens, strip_think, words
 
 REPEAT_SHARE = 0.8  # 80% or more of the same words as an earlier reply: a repeat
 FIRST_TEMPERATURE = 0.3
@@ -24,8 +31,19 @@ RETRY_TEMPERATURE = 0.8
 # the compact prompt's own lines: an answer holding one copied the prompt, it did not answer
 SCAFFOLD = ("user's message", "recent conversation:",
             "memory (what the user told you", "current time:", "answer the user's message")
-EVIDENCE_GROUNDING = 0.5  # share of an answer's own words the best memory line must hold
-FALLBACK_LINES = 2  # memory lines shown when the model cannot answer without repeating
+# a small model narrating the chat instead of taking part in it
+NARRATION = ("the user ", "the ai ", "the assistant ", "user asked", "assistant provided")
+ECHO_LINE_WORDS = 4  # a prompt line this long said back (80% of its words) is an echo
+HOLDBACK_CHARS = 24  # shown this far behind the model: "The user thanked…" is cut unseen
+PLAIN_REPLY = {"chat": "I see. Tell me more?",
+               "general": "I'm not sure about that. A bigger model (Settings) would answer"
+                          " it better."}
+REASONS = {"repeat": "the model repeated an earlier answer",
+           "echo": "the model copied its prompt",
+           "narration": "the model described the chat instead of answering",
+           "empty": "the model gave no answer"}
+
+Event = Callable[[str, dict[str, Any]], None]
 
 
 def repeats(answer: str, earlier: list[str]) -> bool:
@@ -52,8 +70,9 @@ class Reply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     attempts: list[dict[str, Any]] = field(default_factory=list)
-    source: str = "model"  # model | retry | memory lines
-    evidence_shown: bool = False  # the best memory line was shown beside the answer
+    source: str = "model"  # model | retry | plain | memory | no memory
+    first_token_s: float | None = None  # seconds from the call to the first shown piece
+    generating_s: float = 0.0  # seconds the model spent on the answer that was kept
 
 
 def _without_recent(messages: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -69,105 +88,199 @@ def _without_recent(messages: list[dict[str, str]]) -> list[dict[str, str]]:
                                                                    + content[end:])}]
 
 
-def _fallback(remembered: list[str]) -> str:
-    """What the user gets when the model can only repeat itself: the memory it was given."""
-    if not remembered:
-        return "I don't find anything about that in my memory of our conversations."
-    return ("Here is what I remember that may answer this:\n"
-            + "\n".join(f"- {line}" for line in remembered[:FALLBACK_LINES]))
-
-
-def _complete(llm: ChatModel, messages: list[dict[str, str]], max_tokens: int,
-              temperature: float) -> tuple[str, int, int]:
-    done = llm.complete(messages, max_tokens=max_tokens, temperature=temperature)
-    return strip_think(done.text), done.prompt_tokens, done.completion_tokens
-
-
 def echoes(answer: str, question: str) -> bool:
     """True when the answer copies the prompt instead of answering: the question said back
     (80% or more of its words, and little else) or a line of the prompt's own scaffolding."""
     if any(phrase in answer.lower() for phrase in SCAFFOLD):
         return True
-    mine, asked = set(words(answer)), set(words(question))
-    return bool(asked) and len(mine & asked) >= REPEAT_SHARE * max(len(mine), len(asked))
+    asked = set(words(question))
+    return bool(asked) and _says_back(set(words(answer)), asked)
 
 
-def _attempt(text: str, earlier: list[str], question: str) -> dict[str, Any]:
-    """One attempt as the trace keeps it: what it said, whether it repeats or echoes."""
-    return {"text": text[:200], "repeat": repeats(text, earlier),
-            "echo": bool(question) and echoes(text, question)}
+def _prompt_lines(messages: list[dict[str, str]]) -> list[set[str]]:
+    """The word sets of the prompt's lines long enough that saying one back is an echo."""
+    out = []
+    for m in messages:
+        for line in m["content"].split("\n"):
+            said = set(words(line.split(": ", 1)[-1]))
+            if len(said) >= ECHO_LINE_WORDS:
+                out.append(said)
+    return out
 
 
-def _answers(text: str, attempt: dict[str, Any]) -> bool:
-    """An attempt is an answer when it said something that neither repeats nor echoes."""
-    return bool(text) and not (attempt["repeat"] or attempt["echo"])
+def cut_reason(text: str, question: str, lines: list[set[str]]) -> str | None:
+    """Why a growing answer must be cut now: it copies a prompt line or narrates; else None."""
+    low = " " + " ".join(text.lower().split())
+    asked = question.lower()
+    for line in text.split("\n"):
+        if line.strip().lower().startswith(("user:", "assistant:")):
+            return "echo"
+    if any(p in low for p in SCAFFOLD):
+        return "echo"
+    if any(" " + p in low and p not in asked for p in NARRATION):
+        return "narration"
+    for sentence in text.replace("\n", ". ").split(". ")[:-1]:  # whole sentences only
+        said = set(words(sentence))
+        if len(said) >= ECHO_LINE_WORDS and any(_says_back(said, line) for line in lines):
+            return "echo"
+    return None
 
 
-def guarded_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[str],
-                  remembered: list[str], max_tokens: int, question: str = "") -> Reply:
-    """The small model's answer, regenerated or replaced by memory lines when it repeats an
-    earlier reply or echoes the prompt."""
-    text, p_tok, c_tok = _complete(llm, messages, max_tokens, FIRST_TEMPERATURE)
-    reply = Reply(text, p_tok, c_tok, [_attempt(text, earlier, question)])
-    if _answers(text, reply.attempts[-1]):
-        return reply
-    text, p_tok, c_tok = _complete(llm, _without_recent(messages), max_tokens,
-                                   RETRY_TEMPERATURE)
-    reply.prompt_tokens += p_tok
-    reply.completion_tokens += c_tok
-    reply.attempts.append(_attempt(text, earlier, question))
-    if _answers(text, reply.attempts[-1]):
-        reply.text, reply.source = text, "retry"
-        return reply
-    reply.text, reply.source = _fallback(remembered), "memory lines"
-    return reply
+def _says_back(said: set[str], line: set[str]) -> bool:
+    """80% of the same words and no content word of its own ("Paris is the capital of
+    France." answers "What is the capital of France?")."""
+    new = [w for w in said - line if w not in STOP_WORDS and len(w) > 2]
+    return not new and len(said & line) >= REPEAT_SHARE * max(len(said), len(line))
 
 
-def streamed_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[str],
-                   max_tokens: int, on_token: Callable[[str], None] | None) -> Reply:
-    """A capable model's answer, streamed when asked; a repeat is only noted in the trace."""
-    if on_token is None:
-        done = llm.complete(messages, max_tokens=max_tokens)
-        text, p_tok, c_tok = strip_think(done.text), done.prompt_tokens, done.completion_tokens
-    else:
-        pieces = []
-        for piece in llm.stream(messages, max_tokens=max_tokens):
+def _final_reason(text: str, earlier: list[str], question: str,
+                  lines: list[set[str]]) -> str | None:
+    """Why a finished answer cannot be shown (empty, repeat, echo, narration), or None."""
+    if not text.strip():
+        return "empty"
+    if repeats(text, earlier):
+        return "repeat"
+    if question and echoes(text, question):
+        return "echo"
+    tail = cut_reason(text + ". ", question, lines)  # the last sentence, now whole
+    return tail
+
+
+def _open_stream(llm: ChatModel, messages: list[dict[str, str]], max_tokens: int,
+                 temperature: float, stop: threading.Event | None) -> Iterator[str]:
+    """The model's stream, given the stop event where the model takes one (it then ends its
+    generation, or closes its HTTP stream, as soon as the user presses Stop)."""
+    params = inspect.signature(llm.stream).parameters
+    if stop is not None and "stop" in params:
+        return llm.stream(messages, max_tokens=max_tokens, temperature=temperature,
+                          stop=stop)  # type: ignore[call-arg]
+    return llm.stream(messages, max_tokens=max_tokens, temperature=temperature)
+
+
+@dataclass
+class _Attempt:
+    text: str
+    reason: str | None
+    shown: bool
+    first_token_s: float | None
+    seconds: float
+    prompt_tokens: int = 0  # the model's own counts, where it gave them (not on streams)
+    completion_tokens: int = 0
+
+
+def _stream_attempt(llm: ChatModel, messages: list[dict[str, str]], max_tokens: int,
+                    temperature: float, question: str, lines: list[set[str]],
+                    earlier: list[str],
+                    on_token: Callable[[str], None] | None, stop: threading.Event | None,
+                    started: float, guarded: bool) -> _Attempt:
+    """One streamed generation, shown piece by piece; cut as soon as it must be replaced."""
+    t0 = time.perf_counter()
+    if on_token is None and stop is None:  # nobody watches it grow: one call, exact usage
+        done = llm.complete(messages, max_tokens=max_tokens, temperature=temperature)
+        text = strip_think(done.text)
+        return _Attempt(text, _final_reason(text, earlier, question, lines) if guarded
+                        else None, False, None, time.perf_counter() - t0, done.prompt_tokens,
+                        done.completion_tokens)
+    pieces: list[str] = []
+    shown, first = 0, None  # characters of the visible text shown so far
+
+    def show(upto: int, text: str) -> None:
+        nonlocal shown, first
+        if on_token is not None and upto > shown:
+            if first is None:
+                first = time.perf_counter() - started
+            on_token(text[shown:upto])
+            shown = upto
+
+    stream = _open_stream(llm, messages, max_tokens, temperature, stop)
+    try:
+        for piece in stream:
+            if stop is not None and stop.is_set():
+                raise Stopped("the answer was stopped")
             pieces.append(piece)
-            on_token(piece)
-        text = strip_think("".join(pieces))  # streams carry no usage: count as the prompt was
-        p_tok = sum(count_tokens(m["content"]) for m in messages)
-        c_tok = count_tokens(text)
-    return Reply(text, p_tok, c_tok, [{"text": text[:200], "repeat": repeats(text, earlier)}])
+            text = strip_think("".join(pieces))
+            if guarded:
+                reason = cut_reason(text, question, lines)
+                if reason is not None:
+                    return _Attempt(text, reason, shown > 0, first, time.perf_counter() - t0)
+            # an opening "<think>" block is held back whole: strip_think hides it
+            show(max(shown, len(text) - (HOLDBACK_CHARS if guarded else len("<think>"))), text)
+    except ModelError:
+        if stop is not None and stop.is_set():
+            raise Stopped("the answer was stopped") from None
+        raise
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            close()  # ends the model's loop or its HTTP stream when we cut it short
+    if stop is not None and stop.is_set():
+        raise Stopped("the answer was stopped")
+    text = strip_think("".join(pieces))
+    reason = _final_reason(text, earlier, question, lines) if guarded else None
+    if reason is None:
+        show(len(text), text)  # the held-back tail of an answer that stands
+    return _Attempt(text, reason, shown > 0, first, time.perf_counter() - t0)
 
 
-def with_evidence(reply: Reply, evidence: tuple[str, str] | None, question: str) -> Reply:
-    """A small model's answer whose own words (those not in the question) mostly come from
-    outside the best memory line gets that line beside it: the user sees what the memory found,
-    not only what the model made of it. `evidence`: (the line as shown, the words it was said in)."""
-    if evidence is None or reply.source == "memory lines":
-        return reply
-    asked = words(question)
-    # one shared word is not grounding: "a green Toyota" for "a green Subaru" is another car
-    if content_words(evidence[1], asked) \
-            and grounding(reply.text, evidence[1], asked) < EVIDENCE_GROUNDING:
-        reply.text = f"{reply.text}\n(What I remember: {evidence[0]})"
-        reply.evidence_shown = True
+def model_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[str],
+                max_tokens: int, *, question: str = "", kind: str = "chat",
+                guarded: bool = True, on_token: Callable[[str], None] | None = None,
+                on_event: Event | None = None, stop: threading.Event | None = None) -> Reply:
+    """The model's streamed answer; `guarded` (the small model): cut, replaced and retried
+    when it repeats or echoes, then a plain reply of ours; a capable model's answer is only
+    checked for repeats in the trace."""
+    started = time.perf_counter()
+    lines = _prompt_lines(messages) if guarded else []
+    reply = Reply("")
+    plan = [(messages, FIRST_TEMPERATURE, "model"),
+            (_without_recent(messages), RETRY_TEMPERATURE, "retry")] if guarded \
+        else [(messages, FIRST_TEMPERATURE, "model")]
+    for prompt, temperature, source in plan:
+        got = _stream_attempt(llm, prompt, max_tokens, temperature, question, lines, earlier,
+                              on_token, stop, started, guarded)
+        reason = got.reason
+        reply.prompt_tokens += got.prompt_tokens or sum(count_tokens(m["content"])
+                                                        for m in prompt)
+        reply.completion_tokens += got.completion_tokens or count_tokens(got.text)
+        reply.attempts.append({"text": got.text[:200], "repeat": repeats(got.text, earlier),
+                               "echo": reason in ("echo", "narration"), "reason": reason})
+        if reply.first_token_s is None:
+            reply.first_token_s = got.first_token_s
+        if reason is None:
+            reply.text, reply.source, reply.generating_s = got.text, source, got.seconds
+            return reply
+        if got.shown and on_event is not None:
+            on_event("replace", {"reason": REASONS[reason]})
+    reply.text, reply.source = PLAIN_REPLY.get(kind, PLAIN_REPLY["chat"]), "plain"
+    if on_token is not None:
+        if reply.first_token_s is None:
+            reply.first_token_s = time.perf_counter() - started
+        on_token(reply.text)
     return reply
+
+
+def said(text: str, source: str, on_token: Callable[[str], None] | None) -> Reply:
+    """An answer built from memory: shown at once, no model call."""
+    if on_token is not None:
+        on_token(text)
+    return Reply(text, source=source, first_token_s=0.0,
+                 attempts=[{"text": text[:200], "repeat": False, "echo": False,
+                            "reason": None, "built": True}])
 
 
 def answer(llm: ChatModel, layout: str, messages: list[dict[str, str]], earlier: list[str],
-           remembered: list[str], max_tokens: int,
-           on_token: Callable[[str], None] | None = None, question: str = "",
-           evidence: tuple[str, str] | None = None) -> Reply:
-    """The reply for a prompt of `layout`; a compact (small-model) answer is guarded and
-    shown with the best memory line (`evidence`) when it does not use it."""
-    if layout != "compact":
-        reply = streamed_reply(llm, messages, earlier, max_tokens, on_token)
+           max_tokens: int, *, built: str | None = None, built_source: str = "memory",
+           kind: str = "chat", on_token: Callable[[str], None] | None = None,
+           on_event: Event | None = None, stop: threading.Event | None = None,
+           question: str = "") -> Reply:
+    """The reply for a prompt of `layout`: `built` (a memory answer) as it is, else the
+    model's, guarded for a compact (small-model) prompt."""
+    if built is not None:
+        reply = said(built, built_source, on_token)
     else:
-        reply = with_evidence(guarded_reply(llm, messages, earlier, remembered, max_tokens,
-                                            question), evidence, question)
-        if on_token is not None and reply.text:
-            on_token(reply.text)  # checked before it is shown: a repeat never reaches the user
-    if not reply.text:
+        reply = model_reply(llm, messages, earlier, max_tokens, question=question, kind=kind,
+                            guarded=layout == "compact", on_token=on_token,
+                            on_event=on_event, stop=stop)
+    if not reply.text.strip():
         raise ModelError(f"chat model {llm.name!r} returned an empty answer")
     return reply

@@ -16,16 +16,15 @@ from ..context import Context
 from ..llm import ChatModel
 from ..memory.prompts import answer_system, when
 from ..storage import exchanges as rows_db
-from ..text import count_tokens, truncate_tokens, words
-from . import retrieval
+from ..text import count_tokens, truncate_tokens
+from . import grounded, retrieval
 from .memory_block import day
 from .recent import fit_recent, recent_budget
-from .types import Fitted, PageHit, Part, Prompt, Retrieval, Trace
+from .types import Fitted, Part, Prompt, Retrieval, Trace
 
 MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
 COMPACT_MEMORY_TOKENS = 450  # the small model's memory: a few pages, not a dozen
 COMPACT_PAGES = 4  # pages at most in a compact prompt
-SAID_TOKENS = 60  # a page's user side quoted back to the user ("you said: ...")
 COMPACT_USER_TOKENS = 60  # one side of a memory line in a compact prompt
 COMPACT_ASSISTANT_TOKENS = 30
 COMPACT_RECENT = 3  # recent exchanges shown to the small model
@@ -36,48 +35,6 @@ COMPACT_RECENT_REPLY_TOKENS = 8  # its own earlier replies: a few words, never a
 def layout_for(llm: ChatModel) -> str:
     """'compact' for the embedded small model, 'chat' for any configured endpoint."""
     return "compact" if getattr(llm, "embedded", False) else "chat"
-
-
-# A question about the user themself ("What is my cat called?", "What do I do for a living?")
-FIRST_PERSON = frozenset({"i", "my", "me", "mine", "myself", "i'm", "i've", "i'd"})
-QUESTION_STARTS = frozenset({"what", "which", "who", "whom", "whose", "where", "when", "why",
-                             "how", "do", "does", "did", "is", "are", "was", "were", "can",
-                             "could", "have", "has", "had", "tell", "remind"})
-
-
-def asks_about_user(question: str) -> bool:
-    """True for a question about the user's own life: a question in the first person."""
-    said = words(question)
-    return bool(said) and ("?" in question or said[0] in QUESTION_STARTS) \
-        and any(w in FIRST_PERSON for w in said)
-
-
-def best_evidence(trace: Retrieval, question: str = "") -> tuple[str, str] | None:
-    """The best page of the prompt as the user said it: the line a small model's answer is
-    checked against, and the words it was said in. Only a page that holds a distinctive word
-    of the question (a keyword match), or, for a question about the user's own life, the
-    page nearest to it by meaning as well as the best ranked: a question on the user's cat
-    finds "I adopted a kitten" by meaning alone, a greeting gets no line."""
-    best = next((p for p in trace["pages"] if p.get("selected")), None)
-    if best is None or not best["user"].strip():
-        return None
-    nearest = best.get("vector_rank") == 1 and asks_about_user(question)
-    if not best.get("keyword_rank") and not nearest:
-        return None
-    return _you_said(best), truncate_tokens(best["user"], SAID_TOKENS)
-
-
-def _you_said(page: PageHit) -> str:
-    """A page as the user said it, with its day: '8 May 2023, Monday, you said: "..."'."""
-    return f"{day(page['timestamp'])[1:-1]}, you said: \"{truncate_tokens(page['user'], SAID_TOKENS)}\""
-
-
-def remembered(trace: Retrieval) -> list[str]:
-    """What the prompt's memory holds in the user's own words, best first (for a fallback)."""
-    pages = [p for p in trace["pages"] if p.get("selected")][:COMPACT_PAGES]
-    facts = [f["text"] for kind in ("user", "assistant") for f in trace["facts"][kind]
-             if f.get("in_prompt")]
-    return [_you_said(p) for p in pages] + facts
 
 
 def _chat_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
@@ -109,7 +66,7 @@ def compact_memory_lines(trace: Retrieval) -> list[str]:
 
 
 def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
-                      now: float) -> Prompt:
+                      now: float, with_memory: bool = True) -> Prompt:
     intro = ("You are a helpful assistant who remembers this user. Answer the user's message"
              " in one or two short sentences, in the user's language, using the memory lines"
              " when they hold the answer.")
@@ -119,7 +76,7 @@ def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
         recent_lines.append(f"User: {truncate_tokens(row['user_text'], COMPACT_RECENT_USER_TOKENS)}")
         recent_lines.append("Assistant: "
                             + truncate_tokens(row["assistant_text"], COMPACT_RECENT_REPLY_TOKENS))
-    memory = compact_memory_lines(trace)
+    memory = compact_memory_lines(trace) if with_memory else []
     pieces = [(intro, "instructions"), (f"Current time: {when(now)}.", "instructions")]
     if recent_lines:
         pieces += [("Recent conversation:", "recent")] + [(x, "recent") for x in recent_lines]
@@ -140,15 +97,22 @@ def _size(messages: list[dict[str, str]]) -> int:
     return sum(count_tokens(m["content"]) + 4 for m in messages)
 
 
-def _mark_compact(trace: Retrieval) -> None:
+def _mark_compact(trace: Retrieval, with_memory: bool = True) -> None:
     """Pages and facts the compact prompt leaves out are marked so: the trace is what was sent."""
     kept = 0
     for p in trace["pages"]:
         if p.get("selected"):
             kept += 1
-            if kept > COMPACT_PAGES:
+            if not with_memory:
+                p["selected"] = False
+                p["reason"] = "not a question on memory: the small model is not shown memory"
+            elif kept > COMPACT_PAGES:
                 p["selected"] = False
                 p["reason"] = "beyond the compact prompt's pages"
+    if not with_memory:
+        for kind in ("user", "assistant"):
+            for f in trace["facts"][kind]:
+                f["in_prompt"] = False
     selected = {p["segment_id"] for p in trace["pages"] if p.get("selected")}
     trace["used_segments"] = [s for s in trace["used_segments"] if s in selected]
 
@@ -172,14 +136,17 @@ def fit_prompt(
     """
     now = time.time() if now is None else now
     layout = layout_for(llm)
+    # the small model writes only small talk and general replies; memory answers memory questions
+    planned = grounded.plan(ctx.embedder, trace, text) if layout == "compact" else None
+    with_memory = planned is None or planned.kind == "memory"
     rows = rows_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
     recent = fit_recent(rows, recent_budget(ctx.config))
     window = llm.context_window - ctx.config.answer_max_tokens - 64
     dropped, refits, first_budget = 0, 0, trace.get("token_budget")
     while True:
         if layout == "compact":
-            _mark_compact(trace)
-            prompt = _compact_messages(trace, recent, text, now)
+            _mark_compact(trace, with_memory)
+            prompt = _compact_messages(trace, recent, text, now, with_memory)
         else:
             prompt = _chat_messages(trace, recent, text, now, relationship, style_hint)
         excess = _size(prompt.messages) - window
@@ -208,6 +175,9 @@ def fit_prompt(
     fitted["layout"] = prompt.layout
     fitted["prompt"] = prompt.messages
     fitted["recent_shortened"] = sum(1 for r in recent if r["shortened"])
+    if planned is not None:
+        fitted["answer_plan"] = {"kind": planned.kind, "built": planned.text or None,
+                                 "evidence": grounded.evidence_view(planned.evidence)}
     fitted["fitted"] = Fitted(window=window, short_term_dropped=dropped,
                               memory_budget=trace["token_budget"],
                               memory_budget_asked=first_budget, refits=refits)

@@ -159,7 +159,8 @@ class Trace(Retrieval):
     completion_tokens: NotRequired[int]
     answer_source: NotRequired[str]
     answer_attempts: NotRequired[list[dict[str, Any]]]  # each model call: its text, repeat, echo
-    answer_evidence_shown: NotRequired[bool]
+    answer_plan: NotRequired[dict[str, Any]]  # small model: kind, the built answer, evidence
+    answer_stats: NotRequired[dict[str, Any]]  # first token, tokens/s of the answer kept
     version: NotRequired[int]
 
 

@@ -59,133 +59,175 @@ def test_long_recent_exchanges_leave_the_memory_its_budget(make_engine):
     assert all(e["user"] == long_text.strip() for e in engine.recent_exchanges("u1", 7))
 
 
-def test_compact_prompt_puts_the_best_memory_last_before_the_question(make_engine):
-    engine = make_engine(consolidation="extractive", analysis="extractive")
+def _chat_with_facts(engine, facts: list[str], reply: str = "Good to know.") -> None:
+    """The facts said a month ago among small talk, all in mid-term memory by now."""
     start = time.time() - 30 * DAY
-    chat = [("The weather was grey all morning.", "I hope it clears up."),
-            ("The physio is called Dr. Okafor, she fixed my knee.", "Good to hear."),
-            ("I had pasta for lunch.", "Sounds tasty.")] * 1
-    chat += [(f"Small talk line number {i} about the day.", "Okay.") for i in range(12)]
-    for n, (user, reply) in enumerate(chat):
-        engine.add_exchange("u1", user, reply, timestamp=start + n * DAY, maintain=False)
-    model = small_model(default="Your physio is Dr. Okafor.")
-    result = engine.chat("u1", "What is the name of my physio?", model=model, maintain=False)
-    sent = model.calls[0]["messages"]
-    assert len(sent) == 1 and sent[0]["role"] == "user"  # one plain message for a small model
-    content = sent[0]["content"]
-    trace = result["trace"]
-    assert trace["layout"] == "compact" and trace["prompt"] == sent
-    memory_at = content.index("Memory (what the user told you before):")
-    assert content.index("Recent conversation:") < memory_at
-    lines = content[memory_at:].split("\n")
-    assert "Okafor" in lines[-3]  # the best page is the last memory line, then the question
-    assert lines[-2] == "User's message: What is the name of my physio?"
-    assert sum(p["tokens"] for p in trace["prompt_parts"]) == count_tokens(content)
-    assert result["answer"] == "Your physio is Dr. Okafor."
-    # its own earlier replies are cut to a few words in the recent lines
-    assert all(len(line.split()) <= 12 for line in content.split("\n")
-               if line.startswith("Assistant: "))
-
-
-def test_a_repeated_answer_is_regenerated_then_replaced_by_memory_lines(make_engine):
-    engine = make_engine(consolidation="extractive", analysis="extractive")
-    start = time.time() - 30 * DAY
-    facts = ["My car is a green 2014 Subaru Outback.", "My sister Mara lives in Lisbon."]
     chat = facts + [f"Small talk number {i} about nothing much." for i in range(10)]
     for n, user in enumerate(chat):
-        engine.add_exchange("u1", user, "Thanks for telling me.", timestamp=start + n * DAY,
-                            maintain=False)
-    model = small_model(default="Thanks for telling me.")
-    result = engine.chat("u1", "What car do I drive?", model=model, maintain=False)
-    assert len(model.calls) == 2  # the repeat was generated again, without the recent lines
+        engine.add_exchange("u1", user, reply, timestamp=start + n * DAY, maintain=False)
+
+
+def test_a_question_on_memory_is_answered_from_memory_without_the_small_model(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    _chat_with_facts(engine, ["The weather was grey all morning.",
+                              "My physiotherapist is called Dr. Okafor, she fixed my knee.",
+                              "I had pasta for lunch."])
+    model = small_model(default="The user asked about a physio.")
+    pieces: list[str] = []
+    result = engine.chat("u1", "What is the name of my physiotherapist?", model=model,
+                         maintain=False, on_token=pieces.append)
+    assert model.calls == []  # nothing the small model could get wrong
+    answer = result["answer"]
+    assert answer.startswith("You told me on ") and answer.endswith(
+        "that your physiotherapist is called Dr. Okafor, she fixed your knee.")
+    assert "".join(pieces) == answer and result["source"] == "memory"
+    assert result["evidence"]["page_id"] and "Okafor" in result["evidence"]["text"]
+    trace = engine.trace("u1", result["exchange_id"])
+    assert trace["layout"] == "compact" and trace["answer_plan"]["kind"] == "memory"
+    # the prompt the trace shows still holds the memory it was answered from
+    assert "Okafor" in trace["prompt"][0]["content"]
+    # a question on the user's own life that memory cannot answer says so, in plain words
+    result = engine.chat("u1", "What is my blood type?", model=model, maintain=False)
+    assert result["answer"] == "I don't remember you telling me that."
+    assert result["source"] == "no memory" and model.calls == []
+
+
+def test_small_talk_is_the_small_models_and_it_sees_no_memory(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    _chat_with_facts(engine, ["My physiotherapist is called Dr. Okafor, she fixed my knee."])
+    model = small_model(default="Grey days can feel long. Maybe a walk will help.")
+    result = engine.chat("u1", "The weather has been grey all week.", model=model,
+                         maintain=False)
+    content = model.calls[0]["messages"][0]["content"]
+    assert len(model.calls[0]["messages"]) == 1  # one plain message for a small model
+    assert "Memory (what the user told you before):" not in content and "Okafor" not in content
+    assert content.index("Recent conversation:") < content.index("User's message:")
+    assert result["answer"] == "Grey days can feel long. Maybe a walk will help."
+    assert result["source"] == "model" and result["evidence"] is None
+    assert all(len(line.split()) <= 12 for line in content.split("\n")
+               if line.startswith("Assistant: "))  # its own replies cut to a few words
+    # a general question nothing in memory names is the model's too
+    model = small_model(default="Paris is the capital of France.")
+    result = engine.chat("u1", "What is the capital of France?", model=model, maintain=False)
+    assert result["answer"] == "Paris is the capital of France." and len(model.calls) == 1
+
+
+def test_a_repeat_is_replaced_marked_and_tried_again_then_a_plain_reply(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    alike = "Thanks for telling me, that sounds really interesting."  # shown before it ends
+    _chat_with_facts(engine, ["I went hiking on Sunday."], reply=alike)
+    model = small_model(default=alike)
+    pieces: list[str] = []
+    events: list[tuple[str, dict]] = []
+    result = engine.chat("u1", "The train was late again.", model=model, maintain=False,
+                         on_token=pieces.append, on_event=lambda k, d: events.append((k, d)))
+    assert len(model.calls) == 2  # generated again, without the recent lines
     assert "Recent conversation:" not in model.calls[1]["messages"][0]["content"]
-    assert result["trace"]["answer_source"] == "memory lines"
-    assert "Subaru" in result["answer"] and "Thanks for telling me" not in result["answer"]
-    assert [a["repeat"] for a in result["trace"]["answer_attempts"]] == [True, True]
+    replaced = [d["reason"] for k, d in events if k == "replace"]
+    assert replaced == ["the model repeated an earlier answer"] * 2  # each shown one marked
+    assert result["answer"] == "I see. Tell me more?" and result["source"] == "plain"
+    assert "".join(pieces).endswith("I see. Tell me more?")
+    assert [a["reason"] for a in result["trace"]["answer_attempts"]] == ["repeat", "repeat"]
+    phases = [d["phase"] for k, d in events if k == "phase"]
+    assert phases[0] == "searching memory" and "writing" in phases
     # a retry that answers is what the user gets
-    model = small_model(["Thanks for telling me.", "You drive a green Subaru Outback."])
-    result = engine.chat("u1", "Which car is mine?", model=model, maintain=False)
-    assert result["answer"] == "You drive a green Subaru Outback."
-    assert result["trace"]["answer_source"] == "retry"
+    model = small_model([alike, "Trains can be so unreliable."])
+    result = engine.chat("u1", "The bus was late too.", model=model, maintain=False)
+    assert result["answer"] == "Trains can be so unreliable." and result["source"] == "retry"
 
 
-def test_an_answer_that_echoes_the_prompt_is_not_an_answer(make_engine):
+def test_an_echo_or_a_narration_is_cut_before_it_is_shown(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
-    start = time.time() - 30 * DAY
-    chat = ["My physiotherapist is called Dr. Okafor."] + [
-        f"Small talk number {i} about nothing much." for i in range(10)]
-    for n, user in enumerate(chat):
-        engine.add_exchange("u1", user, f"Reply {n}.", timestamp=start + n * DAY,
-                            maintain=False)
-    # the question said back, then a line of the prompt: the user gets the memory lines
-    model = small_model(["User: What is the name of my physio?",
-                         "The user's message is: what is the name of my physio"])
-    result = engine.chat("u1", "What is the name of my physio?", model=model, maintain=False)
-    assert [a["echo"] for a in result["trace"]["answer_attempts"]] == [True, True]
-    assert result["trace"]["answer_source"] == "memory lines"
-    assert "Okafor" in result["answer"] and "name of my physio" not in result["answer"]
-    # an answer that uses some of the question's words is an answer
-    model = small_model(["Your physio is called Dr. Okafor."])
-    result = engine.chat("u1", "What is the name of my physio?", model=model, maintain=False)
-    assert result["answer"] == "Your physio is called Dr. Okafor."
-    assert result["trace"]["answer_source"] == "model"
-    # an answer holding a line of the prompt's scaffolding copied it
-    assert answer_guard.echoes("The user's message is about a physio", "Who is my physio?")
-    assert not answer_guard.echoes("Dr. Okafor", "What is the name of my physio?")
+    _chat_with_facts(engine, ["I went hiking on Sunday."])
+    model = small_model(["User: The weather is nice today, is it not?",
+                         "Nice weather is a gift."])
+    pieces: list[str] = []
+    events: list[tuple[str, dict]] = []
+    result = engine.chat("u1", "The weather is nice today, is it not", model=model,
+                         maintain=False, on_token=pieces.append,
+                         on_event=lambda k, d: events.append((k, d)))
+    # the echo and the narration were cut at their first words: nothing of them was shown
+    assert "".join(pieces) == "Nice weather is a gift." == result["answer"]
+    assert not [k for k, _ in events if k == "replace"]
+    assert [a["reason"] for a in result["trace"]["answer_attempts"]] == ["echo", None]
+    pieces.clear()
+    model = small_model(["The user thanked the AI for the conversation.", "Glad you liked it."])
+    result = engine.chat("u1", "I liked our chat", model=model, maintain=False,
+                         on_token=pieces.append)
+    assert "".join(pieces) == "Glad you liked it." == result["answer"]
+    assert result["trace"]["answer_attempts"][0]["reason"] == "narration"
+    # the guard's pieces on their own
+    assert answer_guard.cut_reason("Assistant: sure", "hi", []) == "echo"
+    assert answer_guard.cut_reason("The user thanked the AI", "hi", []) == "narration"
+    assert answer_guard.cut_reason("The user guide says so", "where is the user guide?",
+                                   []) is None
+    line = [{"role": "user", "content": "User: Hi! My name is Priya and I love tea"}]
+    lines = answer_guard._prompt_lines(line)
+    assert answer_guard.cut_reason("Hi! My name is Priya and I love tea. Yes", "x",
+                                   lines) == "echo"
 
 
-def test_an_answer_that_ignores_the_best_memory_line_is_shown_with_it(make_engine):
+def test_stop_ends_the_answer_and_stores_nothing(make_engine):
+    import threading
+
+    from memoryos_core.errors import Stopped
+
     engine = make_engine(consolidation="extractive", analysis="extractive")
-    start = time.time() - 30 * DAY
-    chat = ["My car is a green 2014 Subaru Outback.", "I adopted a kitten called Pixel."] + [
-        f"Small talk number {i} about nothing much." for i in range(10)]
-    for n, user in enumerate(chat):
-        engine.add_exchange("u1", user, "Good to know.", timestamp=start + n * DAY,
-                            maintain=False)
-    model = small_model(["Pixel."])  # the wrong line of its prompt
-    result = engine.chat("u1", "Which car do I drive?", model=model, maintain=False)
-    assert result["answer"].startswith("Pixel.\n(What I remember: ")
-    assert "Subaru Outback" in result["answer"] and result["trace"]["answer_evidence_shown"]
-    model = small_model(["You drive a green Toyota Corolla."])  # one shared word is not enough
-    result = engine.chat("u1", "Which car do I drive?", model=model, maintain=False)
-    assert "Subaru Outback" in result["answer"] and result["trace"]["answer_evidence_shown"]
-    model = small_model(["You drive a green Subaru."])  # an answer that uses it stands alone
-    result = engine.chat("u1", "Which car do I drive?", model=model, maintain=False)
-    assert result["answer"] == "You drive a green Subaru."
-    assert not result["trace"]["answer_evidence_shown"]
-    # a message no memory line matches by its words gets no line beside the answer
-    model = small_model(["Hello! How can I help?"])
-    result = engine.chat("u1", "Hi there", model=model, maintain=False)
-    assert result["answer"] == "Hello! How can I help?"
+    _chat_with_facts(engine, ["I went hiking on Sunday."])
+    before = len(engine.recent_exchanges("u1", 100))
+    stop = threading.Event()
+    model = small_model(default="One two three four five six seven eight nine ten.")
+    pieces: list[str] = []
+
+    def token(piece: str) -> None:
+        pieces.append(piece)
+        if len(pieces) == 3:
+            stop.set()  # the user pressed Stop after three words
+
+    with pytest.raises(Stopped):
+        engine.chat("u1", "Tell me a story", model=model, maintain=False, on_token=token,
+                    stop=stop)
+    assert len(pieces) == 3  # not one piece after Stop
+    assert len(engine.recent_exchanges("u1", 100)) == before
+
+
+def test_said_back_turns_the_users_sentence_to_them():
+    from memoryos_core.answer.grounded import Evidence, said_back
+
+    def back(sentence: str) -> str:
+        return said_back(Evidence(sentence, 1, None, 1_700_000_000.0, 1.0, 1))
+
+    assert back("My car is a green 2014 Subaru Outback.") == (
+        "You told me on 14 November 2023 that your car is a green 2014 Subaru Outback.")
+    assert back("I'm allergic to peanuts, so I always check labels.").endswith(
+        "that you're allergic to peanuts, so you always check labels.")
+    assert back("Oh, I was born in Oslo!").endswith("that you were born in Oslo.")
+    assert back("Mara moved to Lisbon for me.").endswith("that Mara moved to Lisbon for you.")
+    # a sentence that speaks to the assistant is quoted, not turned
+    assert back("You told me to rest my knee.") == (
+        "You told me on 14 November 2023: \u201cYou told me to rest my knee.\u201d")
 
 
 @pytest.mark.real_model  # "physio" finds the physiotherapist, "cat" the kitten: by meaning
-def test_a_question_about_the_user_finds_its_fact_by_meaning_and_shows_it(make_engine):
+def test_a_question_about_the_user_finds_its_fact_by_meaning(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
-    start = time.time() - 30 * DAY
-    chat = ["I adopted a grey kitten last week and named him Pixel.",
-            "My physiotherapist is called Dr. Okafor, she fixed my knee.",
-            "I work night shifts as a nurse at the hospital."] + [
-        f"Small talk number {i} about the weather and the trains." for i in range(10)]
-    for n, user in enumerate(chat):
-        engine.add_exchange("u1", user, "Good to know.", timestamp=start + n * DAY,
-                            maintain=False)
+    _chat_with_facts(engine, ["I adopted a grey kitten last week and named him Pixel.",
+                              "My physiotherapist is called Dr. Okafor, she fixed my knee.",
+                              "I work night shifts as a nurse at the hospital."])
     # asking for a name is not a keyword: the physio's name does not find the kitten "named"
     trace = engine.retrieve("u1", "What is the name of my physio?", token_budget=450)
     best = next(p for p in trace["pages"] if p["selected"])
     assert "Okafor" in best["user"] and "name" not in trace["query_keywords"]
-    trace = engine.retrieve("u1", "What is my cat called?", token_budget=450)
-    assert "Pixel" in next(p for p in trace["pages"] if p["selected"])["user"]
-    # no word of the question is in the fact, yet it is the nearest page: shown beside a guess
-    model = small_model(["Your cat is called Luna."])
-    result = engine.chat("u1", "What is my cat called?", model=model, maintain=False)
-    assert "Pixel" in result["answer"] and result["trace"]["answer_evidence_shown"]
-    model = small_model(["You are a teacher."])
-    result = engine.chat("u1", "What do I do for a living?", model=model, maintain=False)
-    assert "nurse" in result["answer"] and result["trace"]["answer_evidence_shown"]
-    # a greeting is not a question about the user's life: no memory line beside the answer
-    model = small_model(["Hello! I am fine, thank you."])
-    result = engine.chat("u1", "Hello, how are you?", model=model, maintain=False)
+    model = small_model(default="Your cat is called Luna.")
+    for question, fact in [("What is my cat called?", "Pixel"),
+                           ("What do I do for a living?", "nurse"),
+                           ("What is the name of my physio?", "Okafor")]:
+        result = engine.chat("u1", question, model=model, maintain=False)
+        assert fact in result["answer"] and result["source"] == "memory", question
+    assert model.calls == []
+    # a greeting is not a question on memory: the model answers it
+    result = engine.chat("u1", "Hello, how are you?", model=small_model(
+        ["Hello! I am fine, thank you."]), maintain=False)
     assert result["answer"] == "Hello! I am fine, thank you."
 
 

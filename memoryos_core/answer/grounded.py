@@ -1,0 +1,238 @@
+"""Answers a small model cannot get wrong: a question on memory is answered from memory itself.
+
+A 135M model given the right memory line still writes "The user asked about a car, and the
+assistant provided a list of options." (measured: 2 of 8 facts right in its own words). So with
+the embedded model a question about what the user said is answered with the memory line that
+holds it, said back as a sentence ("You told me on 25 October 2026 that your car is a green
+2014 Subaru Outback."), or "I don't remember you telling me that." when memory holds nothing
+that answers it; the model writes only small talk and general replies. Which sentence: the
+user's own sentences of the pages the prompt holds and the facts it holds, ranked by the
+question's distinctive words and by meaning (MiniLM), the newest of near-equals first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..llm import Embedder
+from ..memory.fact_history import asks_about_past
+from ..memory.grounding import grounding
+from ..text import STOP_WORDS, stem, stems_held, words
+from .types import Retrieval
+
+DONT_REMEMBER = "I don't remember you telling me that."
+CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
+KEYWORD_WEIGHT = 0.25  # a distinctive word of the question held, on top of the cosine
+MEANING_ONLY_COS = 0.45  # a sentence found by meaning alone must be this close to the question
+CLEAR_COS, CLEAR_LEAD = 0.3, 0.1  # ...or this close and this far ahead of every other one
+FACT_COS = 0.3  # a fact retrieval put in the prompt (it scored, or is the asked attribute's)
+FACT_BONUS = 0.1  # a fact is the distilled statement: it leads a page sentence saying the same
+NEAR_EQUAL = 0.08  # candidates this close to the best: the newest one answers (facts change)
+QUESTION_PENALTY = 0.5  # a question the user asked is rarely the answer to one
+MAX_SENTENCE_CHARS = 300
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# "me" is left out: "Can you give me ideas for dinner?" asks for help, not for memory
+FIRST_PERSON = frozenset({"i", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"})
+QUESTION_STARTS = frozenset({"what", "which", "who", "whom", "whose", "where", "when", "why",
+                             "how", "do", "does", "did", "is", "are", "was", "were", "can",
+                             "could", "have", "has", "had", "remind"})
+# first-person questions that ask for advice, not for what the user said
+_ADVICE = re.compile(r"^\s*(?:how\s+(?:do|can|could|should|would)|should|can|could|would|shall"
+                     r"|must|what\s+should|where\s+(?:can|should)|when\s+should)\s+i\b",
+                     re.IGNORECASE)
+# "you" said to the assistant: reflected only where the sentence has none (quoted otherwise)
+SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "you're", "you've", "you'd",
+                           "you'll", "u"})
+_REFLECT = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
+            "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll", "am": "are",
+            "was": "were", "wasn't": "weren't"}
+_INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
+                           r"ah|aw|omg|actually|honestly)\b[\s,!.]*)+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The memory sentence that answers a question, where it came from and how it scored."""
+
+    sentence: str
+    page_id: int | None
+    fact_id: int | None
+    timestamp: float | None
+    score: float
+    keyword_hits: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a message is answered: `kind` memory (from memory), general or chat (the model)."""
+
+    kind: str
+    evidence: Evidence | None = None
+
+    @property
+    def text(self) -> str:
+        """The built answer of a memory question ('' for the model's kinds)."""
+        if self.kind != "memory":
+            return ""
+        return said_back(self.evidence) if self.evidence else DONT_REMEMBER
+
+
+def is_question(text: str) -> bool:
+    """A question or a request to recall: a '?' or a question word first."""
+    said = words(text)
+    return bool(said) and ("?" in text or said[0] in QUESTION_STARTS)
+
+
+def asks_about_user(question: str) -> bool:
+    """A question about the user's own life: a question in the first person ("What do I do
+    for a living?"), not one asking for advice ("How do I cook rice?" is "my" free)."""
+    said = words(question)
+    if not is_question(question) or not any(w in FIRST_PERSON for w in said):
+        return False
+    return "my" in said or "mine" in said or not _ADVICE.match(question)
+
+
+def plan(embedder: Embedder, trace: Retrieval, question: str) -> Plan:
+    """A question memory answers gets memory's sentence; a question on the user's life or on
+    what memory names (its distinctive words found) that memory cannot answer gets "I don't
+    remember"; other questions and small talk are the model's."""
+    if not is_question(question):
+        return Plan("chat")
+    evidence = best_sentence(embedder, trace, question)
+    if evidence is not None:
+        return Plan("memory", evidence)
+    named = any(p.get("keyword_rank") for p in trace["pages"])
+    return Plan("memory") if asks_about_user(question) or named else Plan("general")
+
+
+_ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "prof", "jr", "sr", "mt", "no",
+                            "vs", "etc", "e.g", "i.e", "approx", "dept", "ave", "rd"})
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a text of three words or more ("Dr. Okafor" does not end one)."""
+    out: list[str] = []
+    for piece in _SENTENCE.split(text or ""):
+        piece = " ".join(piece.split())
+        last = (out[-1].rsplit(" ", 1)[-1].rstrip(".").lower() if out else "")
+        if out and out[-1].endswith(".") and (last in _ABBREVIATIONS or len(last) == 1):
+            out[-1] = f"{out[-1]} {piece}"  # an abbreviation or an initial, not a sentence end
+        elif piece:
+            out.append(piece)
+    return [s for s in out if len(s.split()) >= 3]
+
+
+def _candidates(trace: Retrieval) -> list[tuple[str, int | None, int | None, float | None]]:
+    """(sentence, page id, fact id, time) of the prompt's pages (user side) and facts; a page
+    sentence that states a replaced fact is left out unless the question is on the past."""
+    past = asks_about_past(trace["query"])
+    replaced = [] if past else [f for f in trace["facts"].get("superseded_left_out", [])]
+    out: list[tuple[str, int | None, int | None, float | None]] = []  # fact ids are > 0
+    for kind in ("user", "assistant"):
+        for f in trace["facts"][kind]:
+            if f.get("in_prompt") and (past or not f.get("superseded")):
+                out.append((f["text"], None, f["id"], f.get("valid_from")))
+    pages = [p for p in trace["pages"] if p.get("selected")][:CANDIDATE_PAGES]
+    for p in pages:
+        for s in _sentences(p.get("user", "")):
+            if any(p["id"] in f["sources"] and grounding(f["text"], s) >= 0.6
+                   for f in replaced):
+                continue
+            out.append((s[:MAX_SENTENCE_CHARS], p["id"], None, p.get("timestamp")))
+    return out
+
+
+def best_sentence(embedder: Embedder, trace: Retrieval, question: str) -> Evidence | None:
+    """The candidate sentence that answers the question best, or None when none is close
+    enough: it must hold a distinctive word of the question, or, for a question about the
+    user, be near it by meaning."""
+    found = _candidates(trace)
+    if not found:
+        return None
+    terms = {stem(w) for w in (trace.get("keyword_search_terms") or trace["query_keywords"])}
+    vecs = embedder.embed([question] + [s for s, *_ in found])
+    cos = np.asarray(vecs[1:] @ vecs[0], dtype=float)
+    scored: list[Evidence] = []
+    ranked = sorted(cos, reverse=True)
+    clear = ranked[0] if len(ranked) == 1 or ranked[0] - ranked[1] >= CLEAR_LEAD else 2.0
+    for (sentence, page, fact, ts), c in zip(found, cos, strict=True):
+        hits = stems_held(sentence, terms) if terms else 0
+        score = float(c) + KEYWORD_WEIGHT * hits - (QUESTION_PENALTY if "?" in sentence else 0)
+        least = FACT_COS if fact is not None \
+            else (CLEAR_COS if c >= clear else MEANING_ONLY_COS)
+        score += FACT_BONUS if fact is not None else 0.0
+        if hits or (asks_about_user(question) and c >= least):
+            scored.append(Evidence(sentence, page, fact, ts, round(score, 4), hits))
+    if not scored:
+        return None
+    best = max(e.score for e in scored)
+    near = [e for e in scored if e.score >= best - NEAR_EQUAL]
+    if asks_about_past(question):
+        return max(near, key=lambda e: e.score)
+    return max(near, key=lambda e: ((e.timestamp or 0.0), e.score))  # the newest holds now
+
+
+def reflect(sentence: str) -> str | None:
+    """The user's sentence said back to them ("My car is…" -> "your car is…"); None when it
+    speaks to the assistant ("you"), which is quoted instead."""
+    said = words(sentence)
+    if any(w in SECOND_PERSON for w in said):
+        return None
+
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        low = word.lower().replace("’", "'")
+        return _REFLECT.get(low, word) if low in _REFLECT else word
+
+    # "was"/"am" change only after "I"; other words of _REFLECT change everywhere
+    text = re.sub(r"\bI\s+(was|am|wasn't)\b", lambda m: "I " + {"was": "were", "am": "are",
+                  "wasn't": "weren't"}[m.group(1).lower()], sentence, flags=re.IGNORECASE)
+    text = re.sub(r"\b(?:I['’](?:m|ve|d|ll)|I|me|my|mine|myself)\b", swap, text,
+                  flags=re.IGNORECASE)
+    return text
+
+
+def _opening_lowered(text: str) -> str:
+    """The sentence's first word lower-cased where it is a common word, not a name."""
+    first = text.split(" ", 1)[0]
+    if first.lower().strip(",") in STOP_WORDS | {"your", "you", "you're", "last", "yesterday",
+                                                 "today", "tomorrow"}:
+        return first.lower() + text[len(first):]
+    return text
+
+
+def _date(ts: float | None) -> str:
+    if ts is None:
+        return ""
+    d = dt.datetime.fromtimestamp(ts, tz=dt.UTC)
+    return f" on {d.day} {d:%B %Y}"
+
+
+def said_back(evidence: Evidence) -> str:
+    """The evidence as the answer: 'You told me on 3 December 2026 that your sister…'."""
+    sentence = _INTERJECTION.sub("", evidence.sentence).strip() or evidence.sentence
+    sentence = sentence[0].upper() + sentence[1:]
+    when = _date(evidence.timestamp)
+    reflected = reflect(sentence)
+    if reflected is None:
+        return f"You told me{when}: \u201c{sentence}\u201d"
+    body = _opening_lowered(reflected).rstrip()
+    if body[-1:] not in ".!?":
+        body += "."
+    if body.endswith("!"):
+        body = body[:-1] + "."
+    return f"You told me{when} that {body}"
+
+
+def evidence_view(evidence: Evidence | None) -> dict[str, Any] | None:
+    """The evidence as a host shows it beside the answer (never inside its text)."""
+    if evidence is None:
+        return None
+    return {"text": evidence.sentence, "page_id": evidence.page_id,
+            "fact_id": evidence.fact_id, "timestamp": evidence.timestamp}
