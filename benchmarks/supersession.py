@@ -1,13 +1,14 @@
-"""Supersession: which facts the extractive rule marks replaced, for each lower bound of its band.
+"""Supersession: which facts each rule marks replaced, the old extractive rule beside the new one.
 
 Dialogue of LoCoMo-layout files is parsed as the import does (speaker A is the user), the
 extractive facts of each exchange are taken as analysis takes them, and the analysis' merge and
-supersession are replayed in time order, per fact list, for several lower bounds of the
-"same subject, another value" cosine band (the upper bound is the merge threshold). LoCoMo has
-almost no knowledge updates, so what it supersedes is mostly false: the count per conversation
-is the false-supersession measure, and every pair at the chosen bound is printed for reading.
-A set of written update pairs (a new car, job, city, record...) and of pairs that are not
-updates measures what the rule catches.
+supersession are replayed in time order, per fact list, with the rule before issue 33 (the
+"same subject, another value" cosine band, for several lower bounds) and the rule after it
+(attributes by meaning, memory/attributes.py, else the band). LoCoMo has almost no knowledge
+updates, so what it supersedes is mostly false: the count per conversation is the
+false-supersession measure, and every pair is printed for reading. Written update pairs and
+pairs that are not updates (benchmarks/supersession_pairs.py) give precision and recall, and
+the statements' attribute labels the classifier's.
 
     python -m benchmarks.supersession [FILE ...] [--bound 0.55] [--json]
 """
@@ -23,35 +24,18 @@ from typing import Any
 import numpy as np
 
 from . import common
+from .supersession_pairs import (
+    FIRST_NOT_UPDATES,
+    FIRST_UPDATES,
+    LABELS,
+    NEW_NOT_UPDATES,
+    NEW_UPDATES,
+    NOT_UPDATES,
+    UPDATES,
+)
 
 BOUNDS = (0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8)
-
-# (older statement, newer statement): the newer replaces the older
-UPDATES = [
-    ("I drive a 2014 Subaru Outback.", "I sold the Subaru, I drive a Tesla Model 3 now."),
-    ("I work as a nurse at St Mary's hospital.", "I quit the hospital and I work as a paramedic now."),
-    ("My sister lives in Boston.", "My sister moved to Denver last month."),
-    ("My personal best in the 5k is 24 minutes.", "I set a new personal best in the 5k: 22 minutes."),
-    ("I live in a flat in Leeds.", "We moved into a house in York."),
-    ("I'm currently on episode 10 of the Science series.",
-     "I just completed 50 episodes of the Science series."),
-    ("I've been using my Fitbit Charge 3 for 6 months now.",
-     "I've been using my Fitbit Charge 3 for 9 months now."),
-    ("I'm determined to reach level 100 in Apex Legends.",
-     "I'm aiming to hit level 150 in Apex Legends eventually."),
-    ("My phone is an iPhone 11.", "I switched to a Pixel 8 phone."),
-    ("I'm dating a guy named Tom.", "I broke up with Tom and I'm seeing Alex now."),
-    ("I have two cats.", "I have three cats now that we adopted Misty."),
-    ("My favourite band is Coldplay.", "My favourite band these days is Arctic Monkeys."),
-]
-# (older, newer): both hold, nothing is replaced
-NOT_UPDATES = [
-    ("I drive a 2014 Subaru Outback.", "My sister lives in Boston."),
-    ("I love painting sunsets.", "I went hiking with my dog last weekend."),
-    ("I adopted a beagle puppy called Biscuit.", "Biscuit learned to sit this week."),
-    ("I play the guitar in a band.", "I'm learning Spanish with an app."),
-    ("I'm training for the Lisbon marathon.", "My knee hurt after the intervals."),
-]
+RULES = ("before", "after")
 
 
 def conversation_facts(path: Path, conv: dict[str, Any]) -> list[list[dict[str, Any]]]:
@@ -68,17 +52,19 @@ def conversation_facts(path: Path, conv: dict[str, Any]) -> list[list[dict[str, 
             for kind in ("user", "assistant")]
 
 
-def replay(facts: list[dict[str, Any]], vecs: np.ndarray, bound: float,
-           merge: float) -> tuple[int, list[tuple[dict[str, Any], dict[str, Any], float]]]:
-    """The analysis' merge and supersession over one fact list in time order: (facts kept,
-    supersessions as (old, new, cosine))."""
-    from memoryos_core.memory import fact_history
+def replay(facts: list[dict[str, Any]], vecs: np.ndarray, bound: float, merge: float,
+           rule: str = "before", emb: Any = None,
+           ) -> tuple[int, list[tuple[dict[str, Any], dict[str, Any], float]]]:
+    """The analysis' merge and supersession over one fact list in time order, with the rule
+    before issue 33 or after it: (facts kept, supersessions as (old, new, cosine))."""
+    from memoryos_core.memory import attributes, fact_history
     from memoryos_core.text import normalise
 
+    found = attributes.classify_many(vecs, emb) if rule == "after" else [{}] * len(facts)
     kept: list[dict[str, Any]] = []
     kept_vecs: list[np.ndarray] = []
     out = []
-    for fact, vec in zip(facts, vecs, strict=True):
+    for fact, vec, attrs in zip(facts, vecs, found, strict=True):
         said = fact["valid_from"]
         norm = normalise(fact["text"])
         if any(fact_history.holds_at(k, said) and (k["norm"] == norm or (
@@ -87,22 +73,67 @@ def replay(facts: list[dict[str, Any]], vecs: np.ndarray, bound: float,
             continue
         scored = sorted(((float(v @ vec), k) for k, v in zip(kept, kept_vecs, strict=True)
                          if k["valid_until"] is None), key=lambda sk: -sk[0])
-        older = next((k for cos, k in scored if fact_history.same_subject_other_value(
-            k["text"], fact["text"], cos, merge, bound)), None)
-        new = dict(fact, norm=norm, valid_until=None)
-        if older is not None and older["valid_from"] < said:
-            older["valid_until"] = said
-            out.append((older, new, next(c for c, k in scored if k is older)))
+        cos_of = {id(k): c for c, k in scored}
+        if rule == "after":
+            olders = fact_history.to_replace(scored, fact["text"], attrs, merge, bound)
+        else:
+            olders = [k for cos, k in scored if fact_history.same_subject_other_value(
+                k["text"], fact["text"], cos, merge, bound)][:1]
+        new = dict(fact, norm=norm, valid_until=None, attrs=attrs)
+        for older in olders:
+            if older["valid_from"] < said:
+                older["valid_until"] = said
+                out.append((older, new, cos_of[id(older)]))
         kept.append(new)
         kept_vecs.append(vec)
     return len(kept), out
 
 
+def _pair_decisions(pairs: list[tuple[str, str]], emb: Any, merge: float,
+                    bound: float) -> dict[str, list[bool]]:
+    """Whether each rule says the newer statement of each pair replaces the older."""
+    from memoryos_core.memory import attributes, fact_history
+
+    vecs = emb.embed([t for pair in pairs for t in pair])
+    attrs = attributes.classify_many(vecs, emb)
+    out: dict[str, list[bool]] = {"before": [], "after": []}
+    for i, (old, new) in enumerate(pairs):
+        cos = float(vecs[2 * i] @ vecs[2 * i + 1])
+        out["before"].append(fact_history.same_subject_other_value(old, new, cos, merge, bound))
+        out["after"].append(bool(fact_history.to_replace(
+            [(cos, {"text": old, "attrs": attrs[2 * i] if attrs[2 * i + 1] else {}})],
+            new, attrs[2 * i + 1], merge, bound)))
+    return out
+
+
+def _scores(updates: list[bool], not_updates: list[bool]) -> dict[str, Any]:
+    caught, false = sum(updates), sum(not_updates)
+    return {"caught": caught, "of_updates": len(updates), "false": false,
+            "of_not_updates": len(not_updates),
+            "precision": round(caught / (caught + false), 3) if caught + false else None,
+            "recall": round(caught / len(updates), 3) if updates else None}
+
+
+def classifier_scores(emb: Any) -> dict[str, Any]:
+    """Precision and recall of the attribute classifier on the labelled statements (a
+    statement with more than one near attribute counts as none)."""
+    from memoryos_core.memory import attributes
+
+    texts = list(LABELS)
+    got = [attributes.clear(a) for a in attributes.classify_many(emb.embed(texts), emb)]
+    right = sum(1 for t, g in zip(texts, got, strict=True) if g is not None and g == LABELS[t])
+    said = sum(1 for g in got if g is not None)
+    labelled = sum(1 for t in texts if LABELS[t] is not None)
+    wrong = [{"text": t, "label": LABELS[t], "got": g} for t, g in zip(texts, got, strict=True)
+             if g != LABELS[t]]
+    return {"statements": len(texts), "labelled": labelled, "precision": round(right / said, 3),
+            "recall": round(right / labelled, 3), "wrong": wrong}
+
+
 def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) -> dict[str, Any]:
-    """Supersessions per conversation and bound, the chosen bound's pairs, and the written
-    update / non-update pairs caught at each bound."""
+    """Supersessions per conversation (each rule; the old rule per bound), their pairs, and
+    precision and recall of both rules on the written pairs."""
     from memoryos_core.config import EngineConfig
-    from memoryos_core.memory import fact_history
 
     emb = emb or common.embedder()
     merge = EngineConfig().fact_merge_similarity
@@ -110,7 +141,8 @@ def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) ->
     result: dict[str, Any] = {"merge": merge, "bound": bound, "conversations": {}}
     for path, conv in common.load_locomo(paths):
         sample = str(conv.get("sample_id") or path.stem)
-        row: dict[str, Any] = {"facts": 0, "superseded": {}, "pairs": []}
+        row: dict[str, Any] = {"facts": 0, "superseded": {}, "after": 0, "pairs": {
+            "before": [], "after": []}}
         for facts in conversation_facts(path, conv):
             if not facts:
                 continue
@@ -120,19 +152,26 @@ def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) ->
                 row["superseded"][str(b)] = row["superseded"].get(str(b), 0) + len(pairs)
                 if b == bound:
                     row["facts"] += kept
-                    row["pairs"] += [{"old": o["text"], "new": n["text"], "cos": round(c, 3)}
-                                     for o, n, c in pairs]
+                    row["pairs"]["before"] += [{"old": o["text"], "new": n["text"],
+                                                "cos": round(c, 3)} for o, n, c in pairs]
+            _, pairs = replay(facts, vecs, bound, merge, "after", emb)
+            row["after"] += len(pairs)
+            row["pairs"]["after"] += [{"old": o["text"], "new": n["text"], "cos": round(c, 3),
+                                       "attrs": sorted(n["attrs"])} for o, n, c in pairs]
         result["conversations"][sample] = row
-    caught: dict[str, dict[str, int]] = {}
-    for name, pairs in (("updates", UPDATES), ("not_updates", NOT_UPDATES)):
-        vecs = emb.embed([t for pair in pairs for t in pair])
-        coses = [float(vecs[2 * i] @ vecs[2 * i + 1]) for i in range(len(pairs))]
-        caught[name] = {str(b): sum(fact_history.same_subject_other_value(o, n, c, merge, b)
-                                    for (o, n), c in zip(pairs, coses, strict=True))
-                        for b in bounds}
-        result[f"{name}_cosines"] = [round(c, 3) for c in coses]
-    result["written_pairs"] = {"updates": len(UPDATES), "not_updates": len(NOT_UPDATES),
-                               "caught": caught}
+    sets = {"all": (UPDATES, NOT_UPDATES), "first": (FIRST_UPDATES, FIRST_NOT_UPDATES),
+            "new": (NEW_UPDATES, NEW_NOT_UPDATES)}
+    written: dict[str, Any] = {}
+    for name, (ups, nots) in sets.items():
+        up, no = _pair_decisions(ups, emb, merge, bound), _pair_decisions(nots, emb, merge, bound)
+        written[name] = {r: _scores(up[r], no[r]) for r in RULES}
+        if name == "all":
+            written["missed"] = {r: [p for p, d in zip(ups, up[r], strict=True) if not d]
+                                 for r in RULES}
+            written["false"] = {r: [p for p, d in zip(nots, no[r], strict=True) if d]
+                                for r in RULES}
+    result["written_pairs"] = written
+    result["classifier"] = classifier_scores(emb)
     return result
 
 
@@ -148,12 +187,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         json.dump(result, sys.stdout, indent=1)
         return result
     for sample, row in result["conversations"].items():
-        print(f"{sample}: {row['facts']} facts; superseded per bound {row['superseded']}")
-        for p in row["pairs"]:
-            print(f"  {p['cos']:.3f}  {p['old'][:90]!r}\n         -> {p['new'][:90]!r}")
-    print("written pairs caught per bound:", json.dumps(result["written_pairs"]["caught"]))
-    print("update cosines:", result["updates_cosines"])
-    print("non-update cosines:", result["not_updates_cosines"])
+        print(f"{sample}: {row['facts']} facts; superseded before (per bound)"
+              f" {row['superseded']}, after {row['after']}")
+        for rule in RULES:
+            for p in row["pairs"][rule]:
+                print(f"  {rule:6} {p['cos']:.3f}  {p['old'][:88]!r}\n"
+                      f"                -> {p['new'][:88]!r} {p.get('attrs', '')}")
+    written = result["written_pairs"]
+    for name in ("all", "first", "new"):
+        for rule in RULES:
+            print(f"written pairs ({name}), rule {rule}: {json.dumps(written[name][rule])}")
+    for rule in RULES:
+        print(f"missed by {rule}: {written['missed'][rule]}")
+        print(f"false by {rule}: {written['false'][rule]}")
+    c = result["classifier"]
+    print(f"attribute classifier: precision {c['precision']} recall {c['recall']} on"
+          f" {c['statements']} statements ({c['labelled']} with an attribute)")
     return result
 
 

@@ -14,7 +14,8 @@ from ..llm.structured import call_structured
 from ..storage import correction_rows, persona_rows, segments, state_rows
 from ..storage.db import Connection
 from ..text import normalise
-from . import fact_history, profile_update
+from . import app_text, attributes, fact_history, profile_update
+from .grounding import content_words
 from .heat import heat_terms
 from .prompts import (
     PAGE_TOKENS,
@@ -32,6 +33,20 @@ RELATED_PER_PAGE = 3  # facts searched per analysed page, shown to the model as 
 RELATED_SCORE = 0.4  # ... when at least this close to the page
 RELATED_FACTS = 8  # ... at most this many per call
 _FIRST_PERSON = re.compile(r"\b(I|I'm|I've|I am|my|My|we|We)\b")
+SHORT_FACT = 20  # a statement shorter than this is a fact only when it names a thing
+# ... in a statement of what is ("I live in Paris.", "I'm a nurse.", "My dog is Rex.")
+_STATIVE = re.compile(
+    r"^(?:(?:I|We)(?:'m|'re| am| are| live| have| own| work| study| drive| teach| use| play|"
+    r" speak| moved| love| like| hate| prefer| eat| drink| don't| do not)|My \w+(?: is| are|'s))\b")
+_VOCATIVE = re.compile(r",\s*[A-Z][\w'-]*[.!]*$")
+# words of a short reply that react rather than state ("I agree.", "I'm so excited!")
+REACTIONS = frozenset(
+    """agree agreed see understand fine glad sorry love loved hope bet guess mean feel felt
+    totally absolutely definitely exactly true course promise wish appreciate excited happy
+    sad thrilled proud wait miss care bad awesome amazing lovely wonderful fun funny
+    interesting worry worried afraid suppose imagine believe remember forget forgot totally
+    same too sounds sound fantastic perfect agree glad right wrong honestly seriously kidding
+    joking laugh lol haha okay alright done ready busy tired trying try""".split())
 
 
 def segments_due(ctx: Context, user_id: str, force: bool,
@@ -70,6 +85,9 @@ def analyse(ctx: Context, user_id: str, force: bool = False, progress: Any = Non
 def _analyse_chunk(
     ctx: Context, user_id: str, chunk: list[dict[str, Any]], report: AnalysisReport
 ) -> None:
+    # the assistant's own words: what the app added or quoted from memory is not analysed
+    chunk = [dict(p, assistant_text=app_text.analysable_reply(p["assistant_text"]))
+             for p in chunk]
     ids = [int(p["id"]) for p in chunk]
     dims: list[dict[str, Any]] | None = None
     facts: dict[str, list[dict[str, Any]]] | None = None
@@ -103,6 +121,7 @@ def _analyse_chunk(
     judged = facts is not None  # the model said which facts replace which
     if facts is None:
         facts = extractive_facts(chunk)
+    facts = app_text.without_app_facts(facts, chunk)
     said_at = {int(p["id"]): float(p["ts"]) for p in chunk}
     fact_rows = [(kind, dict(f, valid_from=max(said_at[i] for i in f["sources"])))
                  for kind in ("user", "assistant") for f in facts[kind]]
@@ -142,20 +161,33 @@ def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: d
     report["facts_added"].append({"id": fact_id, "kind": kind, "text": fact["text"]})
     current = [k for k in known if k["valid_until"] is None]
     if judged:  # the model's judgement: the fact it named, if still current
-        older = next((k for k in current if k["id"] == fact.get("replaces")), None)
-    else:  # the extractive rule: the closest current fact on the same subject, another value
-        scored = sorted(((float(k["vec"] @ vec), k) for k in current), key=lambda sk: -sk[0])
-        older = next((k for cos, k in scored if fact_history.same_subject_other_value(
-            k["text"], fact["text"], cos, ctx.config.fact_merge_similarity)), None)
-    if older is None or older["valid_from"] is None or older["valid_from"] == said:
-        return  # said in the same turn: both hold
-    if older["id"] in correction_rows.user_fact_ids(conn, user_id):
-        return  # the user's own correction: analysis never replaces it
+        olders = [k for k in current if k["id"] == fact.get("replaces")]
+    else:  # by meaning: the facts of its attribute; else the closest on the same subject
+        olders = _replaced_by_rule(ctx, current, fact["text"], vec)
+    # said in the same turn: both hold; the user's own correction: analysis never replaces it
+    mine = correction_rows.user_fact_ids(conn, user_id) if olders else set()
+    olders = [k for k in olders if k["valid_from"] is not None and k["valid_from"] != said
+              and k["id"] not in mine]
     new = {"id": fact_id, "text": fact["text"], "valid_from": said}
-    old, young = (older, new) if older["valid_from"] < said else (new, older)
-    persona_rows.supersede_fact(conn, user_id, old["id"], young["id"], young["valid_from"])
-    report["facts_superseded"].append({"old": old["id"], "old_text": old["text"],
-                                       "new": young["id"], "new_text": young["text"]})
+    younger = [k for k in olders if k["valid_from"] > said]  # an older statement imported late
+    pairs = [(k, new) for k in olders if k["valid_from"] < said]
+    if younger:
+        pairs.append((new, min(younger, key=lambda k: float(k["valid_from"]))))
+    for old, young in pairs:
+        persona_rows.supersede_fact(conn, user_id, old["id"], young["id"], young["valid_from"])
+        report["facts_superseded"].append({"old": old["id"], "old_text": old["text"],
+                                           "new": young["id"], "new_text": young["text"]})
+
+
+def _replaced_by_rule(ctx: Context, current: list[dict[str, Any]], text: str,
+                      vec: np.ndarray) -> list[dict[str, Any]]:
+    """The current facts a new one replaces without a model (`fact_history.to_replace`)."""
+    scored = sorted(((float(k["vec"] @ vec), k) for k in current), key=lambda sk: -sk[0])
+    attrs = attributes.classify(vec, ctx.embedder)
+    if attrs and scored:  # the older facts' attributes matter only when the new one has one
+        found = attributes.classify_many(np.vstack([k["vec"] for _, k in scored]), ctx.embedder)
+        scored = [(cos, dict(k, attrs=a)) for (cos, k), a in zip(scored, found, strict=True)]
+    return fact_history.to_replace(scored, text, attrs, ctx.config.fact_merge_similarity)
 
 
 def _related_facts(ctx: Context, user_id: str, page_ids: list[int]) -> list[dict[str, Any]]:
@@ -193,8 +225,21 @@ def extractive_facts(chunk: list[dict[str, Any]]) -> dict[str, list[dict[str, An
         for kind, text in (("user", page["user_text"]), ("assistant", page["assistant_text"])):
             for sentence in re.split(r"(?<=[.!?])\s+", text):
                 sentence = sentence.strip()
-                if 20 <= len(sentence) <= 240 and _FIRST_PERSON.search(sentence) \
-                        and not sentence.endswith("?"):
+                if is_statement(sentence):
                     out[kind].append({"text": sentence, "sources": [int(page["id"])]})
                     break
     return out
+
+
+def is_statement(sentence: str) -> bool:
+    """A first-person statement worth keeping as a fact: not a question, at most 240
+    characters, and a short one (under 20) only when it names something beyond a reaction:
+    "I live in Paris." and "I'm a nurse." are kept, "I agree." and "I love it!" are not."""
+    if len(sentence) > 240 or sentence.endswith("?") or not _FIRST_PERSON.search(sentence):
+        return False
+    if len(sentence) >= SHORT_FACT:
+        return True
+    said = _VOCATIVE.sub("", sentence)  # "I get it, Jon." names no thing: Jon is addressed
+    return len(said) >= 7 and _STATIVE.match(said) is not None and (any(
+        w not in REACTIONS and not w.endswith("ing") for w in content_words(said))
+        or any(c.isdigit() for c in said))

@@ -1,0 +1,139 @@
+"""Written statement pairs for benchmarks/supersession.py: updates, non-updates, attributes.
+
+Each pair is (older, newer). In UPDATES the newer replaces the older; in NOT_UPDATES both hold
+(they share words, a place, a person or an attribute, yet nothing changed). LABELS gives the
+attribute each statement is about (None: none of memory/attributes.py's), for the classifier's
+precision and recall. The sentences are made up for this benchmark, in the phrasings people
+use; none of them is a description the classifier compares with.
+"""
+
+from __future__ import annotations
+
+# the first set (issue 20): the extractive rule of that issue was measured on these
+FIRST_UPDATES = [
+    ("I drive a 2014 Subaru Outback.", "I sold the Subaru, I drive a Tesla Model 3 now."),
+    ("I work as a nurse at St Mary's hospital.", "I quit the hospital and I work as a paramedic now."),
+    ("My sister lives in Boston.", "My sister moved to Denver last month."),
+    ("My personal best in the 5k is 24 minutes.", "I set a new personal best in the 5k: 22 minutes."),
+    ("I live in a flat in Leeds.", "We moved into a house in York."),
+    ("I'm currently on episode 10 of the Science series.",
+     "I just completed 50 episodes of the Science series."),
+    ("I've been using my Fitbit Charge 3 for 6 months now.",
+     "I've been using my Fitbit Charge 3 for 9 months now."),
+    ("I'm determined to reach level 100 in Apex Legends.",
+     "I'm aiming to hit level 150 in Apex Legends eventually."),
+    ("My phone is an iPhone 11.", "I switched to a Pixel 8 phone."),
+    ("I'm dating a guy named Tom.", "I broke up with Tom and I'm seeing Alex now."),
+    ("I have two cats.", "I have three cats now that we adopted Misty."),
+    ("My favourite band is Coldplay.", "My favourite band these days is Arctic Monkeys."),
+]
+FIRST_NOT_UPDATES = [
+    ("I drive a 2014 Subaru Outback.", "My sister lives in Boston."),
+    ("I love painting sunsets.", "I went hiking with my dog last weekend."),
+    ("I adopted a beagle puppy called Biscuit.", "Biscuit learned to sit this week."),
+    ("I play the guitar in a band.", "I'm learning Spanish with an app."),
+    ("I'm training for the Lisbon marathon.", "My knee hurt after the intervals."),
+]
+
+# natural phrasings across attributes (issue 33): few words in common, the change by meaning
+NEW_UPDATES = [
+    ("I live in Paris, near the Canal Saint-Martin, with my partner.",
+     "I moved to Berlin last month, into a flat in Kreuzberg."),
+    ("We rent a small apartment in Manchester.", "We finally bought a house out in Stockport."),
+    ("I'm based in Toronto at the moment.", "Just settled into my new place in Vancouver."),
+    ("My brother lives in Glasgow.", "My brother relocated to Dublin for work."),
+    ("I teach chemistry at Riverside High.",
+     "I left teaching and joined a biotech startup as a lab manager."),
+    ("I work at Deloitte as an auditor.", "I started at KPMG on Monday, same kind of role."),
+    ("I'm a barista at a cafe downtown.", "I got promoted to store manager last week."),
+    ("My girlfriend Maya and I have been together two years.",
+     "Maya and I split up; I'm seeing someone called Jonas now."),
+    ("I'm single at the moment.", "I've been dating Priya since March."),
+    ("I drive an old Ford Fiesta.", "I traded the Fiesta in for a Honda Civic."),
+    ("My car is a grey Volkswagen Golf.", "We replaced the Golf with an electric Kia."),
+    ("I use a Samsung Galaxy S9.", "My new phone is an iPhone 15."),
+    ("I'm studying law at Leeds University.", "I transferred to Edinburgh to finish my degree."),
+    ("My son goes to Hillside Primary.", "My son started at Oakwood Secondary this September."),
+    ("We have one dog, a collie called Bramble.",
+     "Bramble died in the spring, and we adopted a greyhound named Pip."),
+    ("I'm 29.", "I turned 30 last Saturday!"),
+    ("My favourite food is sushi.", "These days my favourite food is Thai curry."),
+    ("I run about 20 miles a week.", "I'm up to 35 miles a week now."),
+    ("I work from home.", "I'm back in the office five days a week now."),
+    ("I weigh 82 kilos.", "I'm down to 76 kilos after the diet."),
+    ("My husband Mark works nights at the depot.", "Mark took a day job at the council."),
+    ("I live with my parents in Bristol.", "I got my own place in Bath in June."),
+]
+NEW_NOT_UPDATES = [
+    ("My sister lives in Rome.", "I live in Berlin."),
+    ("I live in Berlin.", "My sister lives in Rome."),
+    ("I live in Paris.", "I love the bakeries in Paris."),
+    ("I live in Paris.", "I visited Berlin last month for a conference."),
+    ("I work as a nurse at St Mary's.", "My shift at the hospital ends at 7 tonight."),
+    ("I drive a Toyota Corolla.", "My wife drives a Mini."),
+    ("We have a cat called Luna.", "We adopted a puppy named Max."),
+    ("My boyfriend Tom is a chef.", "Tom cooked a lovely risotto for my birthday."),
+    ("I study medicine at King's College.", "My exams at King's start in June."),
+    ("I'm 34 years old.", "My daughter is 6."),
+    ("I have an iPhone 13.", "My laptop is a MacBook Air."),
+    ("I live in a flat in Leeds.", "Leeds had a lot of rain this week."),
+    ("I work at Google in Zurich.", "My colleague Anna works at Google too."),
+    ("My partner is called Sam.", "Sam's sister is getting married in July."),
+    ("I moved to Lisbon in 2019.", "I love walking along the river in Lisbon."),
+    ("I drive a Honda Civic.", "I drove my friend's Jeep to the coast on Sunday."),
+    ("I work as a graphic designer.", "I'm designing a poster for Lena's band."),
+]
+UPDATES = FIRST_UPDATES + NEW_UPDATES
+NOT_UPDATES = FIRST_NOT_UPDATES + NEW_NOT_UPDATES
+
+# the attribute of each statement above (memory/attributes.py's names; None: none of them)
+_HOME = ["I live in Paris, near the Canal Saint-Martin, with my partner.",
+         "I moved to Berlin last month, into a flat in Kreuzberg.",
+         "We rent a small apartment in Manchester.", "We finally bought a house out in Stockport.",
+         "I'm based in Toronto at the moment.", "Just settled into my new place in Vancouver.",
+         "My brother lives in Glasgow.", "My brother relocated to Dublin for work.",
+         "My sister lives in Boston.", "My sister moved to Denver last month.",
+         "I live in a flat in Leeds.", "We moved into a house in York.",
+         "My sister lives in Rome.", "I live in Berlin.", "I live in Paris.",
+         "I moved to Lisbon in 2019.", "I live with my parents in Bristol.",
+         "I got my own place in Bath in June."]
+_JOB = ["I teach chemistry at Riverside High.",
+        "I left teaching and joined a biotech startup as a lab manager.",
+        "I work at Deloitte as an auditor.", "I started at KPMG on Monday, same kind of role.",
+        "I'm a barista at a cafe downtown.", "I got promoted to store manager last week.",
+        "I work as a nurse at St Mary's hospital.",
+        "I quit the hospital and I work as a paramedic now.", "I work as a nurse at St Mary's.",
+        "I work at Google in Zurich.", "My colleague Anna works at Google too.",
+        "I work as a graphic designer.", "My husband Mark works nights at the depot.",
+        "Mark took a day job at the council.", "My boyfriend Tom is a chef.",
+        "I work from home.", "I'm back in the office five days a week now."]
+_PARTNER = ["My girlfriend Maya and I have been together two years.",
+            "Maya and I split up; I'm seeing someone called Jonas now.",
+            "I'm single at the moment.", "I've been dating Priya since March.",
+            "I'm dating a guy named Tom.", "I broke up with Tom and I'm seeing Alex now.",
+            "My partner is called Sam."]
+_CAR = ["I drive an old Ford Fiesta.", "I traded the Fiesta in for a Honda Civic.",
+        "My car is a grey Volkswagen Golf.", "We replaced the Golf with an electric Kia.",
+        "I drive a 2014 Subaru Outback.", "I sold the Subaru, I drive a Tesla Model 3 now.",
+        "I drive a Toyota Corolla.", "My wife drives a Mini.", "I drive a Honda Civic."]
+_PHONE = ["I use a Samsung Galaxy S9.", "My new phone is an iPhone 15.",
+          "My phone is an iPhone 11.", "I switched to a Pixel 8 phone.", "I have an iPhone 13."]
+_SCHOOL = ["I'm studying law at Leeds University.",
+           "I transferred to Edinburgh to finish my degree.", "My son goes to Hillside Primary.",
+           "My son started at Oakwood Secondary this September.",
+           "I study medicine at King's College."]
+_PET = ["We have one dog, a collie called Bramble.",
+        "Bramble died in the spring, and we adopted a greyhound named Pip.",
+        "I have two cats.", "I have three cats now that we adopted Misty.",
+        "We have a cat called Luna.", "We adopted a puppy named Max.",
+        "I adopted a beagle puppy called Biscuit."]
+_AGE = ["I'm 29.", "I turned 30 last Saturday!", "I'm 34 years old.", "My daughter is 6."]
+LABELS: dict[str, str | None] = {
+    **{t: "home" for t in _HOME}, **{t: "job" for t in _JOB},
+    **{t: "partner" for t in _PARTNER}, **{t: "car" for t in _CAR},
+    **{t: "phone" for t in _PHONE}, **{t: "school" for t in _SCHOOL},
+    **{t: "pet" for t in _PET}, **{t: "age" for t in _AGE},
+}
+for _pair in UPDATES + NOT_UPDATES:  # every other statement is about none of them
+    for _text in _pair:
+        LABELS.setdefault(_text, None)

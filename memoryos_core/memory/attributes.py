@@ -1,0 +1,139 @@
+"""What a fact is about: an attribute of a person (where they live, their job, their car...).
+
+A statement is given the attribute whose short descriptions its embedding is nearest to, when
+that cosine reaches ATTRIBUTE_MIN (others within ATTRIBUTE_MARGIN of it are kept too); whose
+attribute it is (the holder) is read from its words: "my sister lives in Rome" is the sister's
+home, not the user's. A newer statement of the same attribute and holder that names another
+value replaces the older one by meaning, whatever words the two share ("I live in Paris" ->
+"I moved to Berlin"). Measured with `python -m benchmarks.supersession` (README, "Facts over
+time"); the cosines are all-MiniLM-L6-v2's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from ..text import words
+
+# (single-valued, descriptions): a single-valued attribute holds one value at a time, so a new
+# value replaces the old; a person has many pets, so a pet is replaced only when told so
+ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
+    "home": (True, ("I live in a city.", "I moved to another city.",
+                    "We moved into a new flat.", "My home is in this town.",
+                    "She lives in a town.", "They moved to a new house.", "Where do I live?")),
+    "job": (True, ("I work as an engineer.", "My job is at a company.", "I got a new job.",
+                   "I quit my job and started a new one.", "He works as a teacher.",
+                   "What do I do for a living?")),
+    "partner": (True, ("My partner and I are together.", "I am dating someone.",
+                       "My girlfriend or boyfriend.", "I married my wife or husband.",
+                       "I broke up with my partner.", "Who am I seeing?")),
+    "car": (True, ("I drive a car.", "I bought a new car.", "My car is a sedan.",
+                   "He drives a car.", "What car do I drive?")),
+    "phone": (True, ("My phone is a smartphone.", "I got a new phone.",
+                     "What phone do I have?")),
+    "school": (True, ("I study at a university.", "I am a student at a college.",
+                      "I go to school.", "My child goes to a school.",
+                      "I am studying for a degree.", "Where do I study?")),
+    "pet": (False, ("I have a pet dog.", "We adopted a cat.", "My pet is a rabbit.",
+                    "What pet do I have?")),
+    "age": (True, ("I am thirty years old.", "I turned forty on my birthday.",
+                   "My child is five years old.", "How old am I?")),
+}
+ATTRIBUTE_MIN = 0.40  # cosine to an attribute's nearest description (0.35-0.55 measured)
+ATTRIBUTE_MARGIN = 0.05  # ... ahead of every other attribute's
+
+# whose attribute a statement names: "my sister", "our son" (a partner word is a holder
+# unless the attribute is the partner itself: "my wife works as a teacher")
+RELATIONS = frozenset(
+    """sister sisters brother brothers mum mom mother dad father parents son sons daughter
+    daughters kid kids child children friend friends cousin aunt uncle grandma grandmother
+    grandpa grandfather grandparents niece nephew neighbour neighbor boss colleague coworker
+    roommate flatmate team""".split())
+PARTNERS = frozenset("partner boyfriend girlfriend wife husband fiance fiancé fiancee fiancée"
+                     " spouse".split())
+_SELF = frozenset({"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "me", "user"})
+_OWNER = frozenset({"my", "our", "user's"})
+# a pet, a child: replaced only when the statement says the old one is gone
+_GONE = re.compile(r"\b(no longer|anymore|any more|died|passed away|gave away|given away|"
+                   r"rehomed|lost|instead)\b", re.IGNORECASE)
+
+
+_VECTORS: dict[str, tuple[list[str], np.ndarray, np.ndarray]] = {}
+
+
+def description_vectors(embedder: Any) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(attribute of each description, description vectors, one centroid per attribute in
+    ATTRIBUTES' order), embedded once per embedding model."""
+    found = _VECTORS.get(embedder.name)
+    if found is None:
+        names = [n for n, (_, texts) in ATTRIBUTES.items() for _ in texts]
+        vecs = np.asarray(embedder.embed([t for _, texts in ATTRIBUTES.values() for t in texts]),
+                          dtype=np.float32)
+        centroids = np.vstack([vecs[[i for i, n in enumerate(names) if n == name]].mean(axis=0)
+                               for name in ATTRIBUTES])
+        centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+        found = _VECTORS[embedder.name] = (names, vecs, centroids)
+    return found
+
+
+def centroid(embedder: Any, name: str) -> np.ndarray:
+    """One attribute's mean description vector (to search the facts of that attribute)."""
+    found: np.ndarray = description_vectors(embedder)[2][list(ATTRIBUTES).index(name)]
+    return found
+
+
+def holder(text: str, attribute: str) -> str:
+    """Whose attribute the statement names: 'self', or the relation it names first."""
+    said = words(text)
+    for i, word in enumerate(said):
+        if word in _SELF:
+            return "self"
+        if word in _OWNER:
+            for nxt in said[i + 1: i + 4]:
+                if nxt in RELATIONS or (nxt in PARTNERS and attribute != "partner"):
+                    return nxt.rstrip("s") if nxt not in ("parents", "kids") else nxt
+            return "self"
+    return "self"
+
+
+def classify(vec: np.ndarray, embedder: Any) -> dict[str, float]:
+    """The attributes a statement may be about, with their cosines: the best one when it
+    reaches ATTRIBUTE_MIN, and each other one within ATTRIBUTE_MARGIN of it ("I live in Paris
+    with my partner" is about the home and the partner); empty for none."""
+    return classify_many(np.asarray(vec, dtype=np.float32)[None, :], embedder)[0]
+
+
+def classify_many(vecs: np.ndarray, embedder: Any) -> list[dict[str, float]]:
+    """`classify` of each row of a matrix of statement vectors."""
+    names, desc, _ = description_vectors(embedder)
+    if len(vecs) == 0:
+        return []
+    scores = np.asarray(vecs, dtype=np.float32) @ desc.T
+    order = list(ATTRIBUTES)
+    best = np.stack([scores[:, [i for i, n in enumerate(names) if n == name]].max(axis=1)
+                     for name in order], axis=1)
+    out: list[dict[str, float]] = []
+    for row in best:
+        top = float(row.max())
+        out.append({} if top < ATTRIBUTE_MIN else {
+            name: float(s) for name, s in zip(order, row, strict=True)
+            if s >= ATTRIBUTE_MIN and top - s < ATTRIBUTE_MARGIN})
+    return out
+
+
+def clear(found: dict[str, float]) -> str | None:
+    """The one attribute of a classification, or None (none, or more than one near)."""
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def single_valued(name: str) -> bool:
+    """True when the attribute holds one value at a time (a home, a job; not a pet)."""
+    return ATTRIBUTES[name][0]
+
+
+def says_gone(text: str) -> bool:
+    """True when a statement says an earlier value is gone ("no longer", "died", "instead")."""
+    return _GONE.search(text) is not None
