@@ -88,12 +88,15 @@ class OpenAIChatModel:
                 max_tokens=max_tokens, temperature=temperature, stream=True,
             )
             finished = False
-            for chunk in chunks:
-                choices = getattr(chunk, "choices", None)
-                if choices and choices[0].delta and choices[0].delta.content:
-                    yield choices[0].delta.content
-                if choices and choices[0].finish_reason:
-                    finished = True
+            try:
+                for chunk in chunks:
+                    choices = getattr(chunk, "choices", None)
+                    if choices and choices[0].delta and choices[0].delta.content:
+                        yield choices[0].delta.content
+                    if choices and choices[0].finish_reason:
+                        finished = True
+            finally:  # closed early (Stop, a cut answer): hang up, so the endpoint stops too
+                chunks.close()
         except self._failures as exc:
             raise ModelError(f"chat model {self.name!r} failed: {_describe(exc)}") from exc
         if not finished:  # a cut stream must not pass for a whole answer
