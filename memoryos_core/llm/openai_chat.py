@@ -96,7 +96,9 @@ class OpenAIChatModel:
                     if choices and choices[0].finish_reason:
                         finished = True
             finally:  # closed early (Stop, a cut answer): hang up, so the endpoint stops too
-                chunks.close()
+                close = getattr(chunks, "close", None)  # typed as a union with the plain reply
+                if callable(close):
+                    close()
         except self._failures as exc:
             raise ModelError(f"chat model {self.name!r} failed: {_describe(exc)}") from exc
         if not finished:  # a cut stream must not pass for a whole answer
