@@ -21,7 +21,7 @@ from .llm import ChatModel, Embedder
 from .llm.base import Message
 from .llm.embedder import SentenceTransformerEmbedder
 from .llm.resolver import ModelResolver, is_embedded
-from .memory import analysis, consolidation, conversations, state
+from .memory import analysis, cleanup, consolidation, conversations, state
 from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
 from .memory.reports import AnalysisReport, MaintainReport
@@ -100,6 +100,7 @@ class MemoryEngine(UserControl, Conversations):
         self.models = models or ModelResolver(chat_model)
         embedder = embedder or SentenceTransformerEmbedder.from_name(self.config.embedding_model)
         check_model(self.store, embedder)  # a store made with another model refuses to open
+        cleanup.clean_app_text(self.store, embedder)  # once per store: the app's text out
         self.ctx = Context(self.store, self.index, embedder, self.config, self.chat_model,
                            lambda: is_embedded(self.models.configured))
         self._user_locks: dict[str, threading.Lock] = {}

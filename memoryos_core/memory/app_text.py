@@ -46,6 +46,13 @@ def strip_app_text(text: str) -> str:
     return text.strip()
 
 
+def without_evidence(text: str) -> str:
+    """The answer without an appended "(What I remember: ...)" line (what earlier versions
+    stored as part of the answer); a text without one is returned as it is."""
+    stripped = _EVIDENCE_LINE.sub("", text)
+    return text if stripped == text else stripped.rstrip()
+
+
 def is_app_text(text: str) -> bool:
     """True when a text (an answer, a sentence, a fact) is the app's own: a fallback, a quoted
     memory line, an evidence line, or an answer built from memory."""

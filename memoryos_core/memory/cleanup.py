@@ -1,0 +1,110 @@
+"""Memory made by earlier versions, cleaned once: the app's own text is no memory.
+
+Earlier versions stored the answer guard's appended evidence line ("\\n(What I remember: ...)")
+as part of the assistant's answer, and analysis could turn the app's text, or the assistant
+saying the user's words back, into facts. When a store is opened, this runs once (recorded in
+store_meta): each answer loses the evidence line and its page is embedded again (the page
+vector and the keyword index were made with the line in); each fact that is the app's text,
+and each assistant fact that copies a user line of its pages, is deleted, the facts it had
+replaced taking its place in their history. Facts the user wrote or corrected stay.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any, TypedDict
+
+from ..llm.base import Embedder
+from ..storage import cleanup_rows, persona_rows
+from ..storage.base import BaseStore
+from .app_text import copies_user, is_app_text, without_evidence
+
+VERSION = "1"  # bump to run a changed cleanup again on every store
+
+
+class Cleaned(TypedDict):
+    """What the cleanup changed."""
+
+    answers: int  # answers whose evidence line was removed (their pages embedded again)
+    facts: int  # facts deleted
+
+
+def doomed_facts(rows: list[dict[str, Any]], said: dict[int, str]) -> set[int]:
+    """Ids of the facts to delete: the app's text, or an assistant fact copying a user line
+    of its source pages (`said`: user text by page id); never the user's own."""
+    out: set[int] = set()
+    for r in rows:
+        if r.get("by_user"):
+            continue
+        lines = [said[i] for i in json.loads(r["sources"]) if i in said]
+        if is_app_text(str(r["text"])) or (
+                r["kind"] == "assistant" and copies_user(str(r["text"]), lines)):
+            out.add(int(r["id"]))
+    return out
+
+
+def relinks(rows: list[dict[str, Any]],
+            doomed: set[int]) -> dict[int, tuple[float | None, int | None]]:
+    """(valid_until, superseded_by) for each kept fact that a deleted one replaced: the
+    deleted fact's own, followed past deleted facts (a deleted current fact: current again)."""
+    by_id = {int(r["id"]): r for r in rows}
+
+    def after(fid: int) -> tuple[float | None, int | None]:
+        seen: set[int] = set()
+        while fid in doomed and fid not in seen:
+            seen.add(fid)
+            nxt = by_id[fid]["superseded_by"]
+            if nxt is None or int(nxt) not in by_id:
+                return None, None
+            if int(nxt) not in doomed:
+                return by_id[fid]["valid_until"], int(nxt)
+            fid = int(nxt)
+        return None, None
+
+    return {int(r["id"]): after(int(r["superseded_by"])) for r in rows
+            if int(r["id"]) not in doomed and r["superseded_by"] is not None
+            and int(r["superseded_by"]) in doomed}
+
+
+def clean_app_text(store: BaseStore, embedder: Embedder) -> Cleaned | None:
+    """Run the cleanup once per store (None when it ran already); a new store is only marked."""
+    with store.transaction(lock="app-text-cleanup") as conn:
+        if cleanup_rows.done(conn) == VERSION:
+            return None
+        if cleanup_rows.is_new_store(conn):
+            cleanup_rows.mark_done(conn, VERSION)
+            return Cleaned(answers=0, facts=0)
+    pages = [dict(p, new=without_evidence(p["assistant_text"]))
+             for p in cleanup_rows.pages_with_evidence(store)]
+    pages = [p for p in pages if p["new"] != p["assistant_text"]]
+    # the page as admission embeds it, without the line
+    vecs = list(embedder.embed([f"User: {p['user_text']}\nAssistant: {p['new']}"
+                                for p in pages])) if pages else []
+    facts = cleanup_rows.all_facts(store)
+    said = cleanup_rows.user_texts(store, [i for r in facts for i in json.loads(r["sources"])])
+    by_user: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in facts:
+        by_user[str(r["user_id"])].append(r)
+    changed: dict[str, Cleaned] = defaultdict(lambda: Cleaned(answers=0, facts=0))
+    with store.transaction(lock="app-text-cleanup") as conn:
+        if cleanup_rows.done(conn) == VERSION:  # another process ran it meanwhile
+            return None
+        for page, vec in zip(pages, vecs, strict=True):
+            if cleanup_rows.set_answer(conn, page["user_id"], int(page["id"]),
+                                       page["assistant_text"], page["new"]):
+                store.put_vector(conn, page["user_id"], "page", int(page["id"]), vec)
+                changed[page["user_id"]]["answers"] += 1
+        for user_id, rows in by_user.items():
+            doomed = doomed_facts(rows, said)
+            if not doomed:
+                continue
+            for fid, (until, successor) in relinks(rows, doomed).items():
+                cleanup_rows.relink_fact(conn, user_id, fid, until, successor)
+            persona_rows.delete_facts(conn, user_id, sorted(doomed))
+            changed[user_id]["facts"] += len(doomed)
+        for user_id, counts in changed.items():  # each user's event log says what changed
+            store.log_event(conn, user_id, "cleanup", dict(counts, reason="the app's own text"))
+        cleanup_rows.mark_done(conn, VERSION)
+    return Cleaned(answers=sum(c["answers"] for c in changed.values()),
+                   facts=sum(c["facts"] for c in changed.values()))
