@@ -110,6 +110,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(reference_imports.bp)
     app.register_blueprint(account.bp)  # delete my account (issue 21)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from . import warmup
+
+    warmup.start(app)  # the embedded model loads now, not on the first answer
     if url:  # the starting thread serves no requests: give its database connection back
         app.extensions["memoryos"].store.close()
     return app

@@ -1,12 +1,9 @@
-"""Chat: the page, a plain POST (htmx) and a Server-Sent Events stream; the retrieval trace."""
+"""Chat: the page, a plain POST (htmx) and a Server-Sent Events stream with Stop; the trace."""
 
 from __future__ import annotations
 
 import json
 import logging
-import queue
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 from flask import (
@@ -16,15 +13,17 @@ from flask import (
     current_app,
     redirect,
     render_template,
+    request,
     stream_with_context,
     url_for,
 )
-from flask_login import login_required
+from flask_login import current_user, login_required
 
 from memoryos_core import InvalidInput, MemoryOSError, ModelError
+from memoryos_core.answer.modes import MODES
 from memoryos_core.runtime.jobs import INTERNAL_ERROR
 
-from . import metrics
+from . import chat_items, chat_turns, conversations, metrics, warmup
 from .forms import ChatForm
 from .maintenance import maintainer
 from .models import model_label, user_chat_model
@@ -32,121 +31,172 @@ from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("chat", __name__)
 log = logging.getLogger(__name__)
+HISTORY = 30  # exchanges the chat shows at first; "Load earlier" brings the ones before
+CONVERSATIONS = 12  # listed beside the chat; "All conversations" has the rest
 
 
-def _message() -> str:
+def _turn() -> dict[str, Any]:
+    """The posted turn: message, mode, the exchange it replaces, an unstored chat's turns."""
     form = ChatForm()
     if not form.validate_on_submit():
         raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs)
                            or "message must not be empty")
-    return str(form.message.data)
+    mode = request.form.get("mode") or "normal"
+    args: dict[str, Any] = {}
+    if mode != "normal":
+        args["mode"] = mode
+        try:
+            args["recent"] = [tuple(p) for p in json.loads(request.form.get("recent") or "[]")]
+        except (ValueError, TypeError):
+            raise InvalidInput("recent turns must be a JSON list of [user, assistant]") from None
+    replaces = (request.form.get("replaces") or "").strip()
+    if replaces:
+        if not replaces.isdigit():
+            raise InvalidInput("replaces must be an exchange id")
+        args["replaces"] = int(replaces)
+    return {"text": str(form.message.data), "mode": mode, "args": args}
+
+
+def _rendered(result: dict[str, Any], turn: dict[str, Any], user_id: str,
+              replaced: str | None = None) -> dict[str, Any]:
+    """The answered turn's fragment (with the gauges out of band) and what the page needs."""
+    eng = engine()
+    moved = list(result.get("moved_to_mid_term") or [])
+    item = chat_items.from_result(result, turn["text"], replaced,
+                                  chat_items.memory_updates(eng, user_id, moved))
+    stored = result.get("exchange_id") is not None
+    html = render_template(
+        "_exchange.html", exchange=item, controls=stored, mode=turn["mode"],
+        gauge_update=eng.short_term_fill(user_id) if stored else None,
+        context_update=chat_items.context_gauge(result.get("trace"),
+                                                eng.config.answer_max_tokens),
+        conversations_update=eng.conversations(user_id, CONVERSATIONS) if stored else None)
+    return {"exchange_id": result.get("exchange_id"), "model": result.get("model"),
+            "replaces": turn["args"].get("replaces"), "html": html,
+            "recent": None if stored else [turn["text"], result["answer"]]}
 
 
 @bp.get("/")
 @login_required
 def index() -> Any:
-    from flask_login import current_user
-
-    eng = engine()
-    history = eng.recent_exchanges(uid(), 30)
-    short_term = eng.short_term_fill(uid())
-    return render_template("chat.html", form=ChatForm(), history=history,
-                           short_term=short_term, model=model_label(current_user))
+    mode = request.args.get("mode", "normal")
+    mode = mode if mode in MODES else "normal"
+    eng, user_id = engine(), uid()
+    current = eng.current_conversation(user_id) if mode == "normal" else None
+    shown = eng.conversation(user_id, current, HISTORY) if current is not None else None
+    history = [chat_items.from_view(dict(v)) for v in shown["exchanges"]] if shown else []
+    gauge = None
+    if history and history[-1]["model"]:
+        try:
+            gauge = chat_items.context_gauge(dict(eng.trace(user_id, history[-1]["id"])),
+                                             eng.config.answer_max_tokens)
+        except MemoryOSError:  # no trace (an imported exchange): no gauge yet
+            gauge = None
+    model = model_label(current_user)
+    loading = warmup.state(current_app)["state"] == "loading" and model["kind"] == "embedded"
+    return render_template(
+        "chat.html", form=ChatForm(), history=history, mode=mode, conversation=shown,
+        conversations=eng.conversations(user_id, CONVERSATIONS), short_term=eng.short_term_fill(user_id),
+        context=gauge, model=model, model_loading=loading)
 
 
 @bp.post("/chat")
 @login_required
 def send() -> Any:
-    from flask_login import current_user
-
-    text = _message()
+    turn = _turn()
     user_chat_model(current_user)  # a disallowed endpoint fails here, before the model call
     try:  # the engine's resolver answers with the account's model
-        result = engine().chat(uid(), text, maintain=False)
+        result = engine().chat(uid(), turn["text"], maintain=False, **turn["args"])
     except ModelError:
         metrics.model_error("plain")
         raise
-    metrics.observe_turn(result, "plain")
-    maintainer(current_app).request(uid())
-    exchange = {"id": result["exchange_id"], "user": text, "assistant": result["answer"],
-                "model": result["model"], "source": "chat"}
+    stored = result.get("exchange_id") is not None
+    if stored:
+        metrics.observe_turn(dict(result), "plain")
+        maintainer(current_app).request(uid())
+    item = chat_items.from_result(dict(result), turn["text"])
     if wants_json():
-        return page("_exchange.html", exchange=exchange)
+        return page("_exchange.html", exchange=item)
     if is_htmx():
-        return render_template("_exchange.html", exchange=exchange,
-                               gauge_update=engine().short_term_fill(uid()))
-    return redirect(url_for("chat.index"))
+        return _rendered(dict(result), turn, uid())["html"]
+    return redirect(url_for("chat.index", mode=turn["mode"] if turn["mode"] != "normal"
+                            else None))
 
 
 bp.add_url_rule("/chat.json", view_func=send, methods=["POST"], endpoint="send_json")
 
 
-def _sse(event: str, data: Any) -> str:
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+def _error_event(data: dict[str, Any]) -> dict[str, Any]:
+    status = data["status"]
+    title = "Chat model failed" if status in (502, 504) else "Error"
+    return {**data, "html": render_template("_turn_error.html", status=status, title=title,
+                                            message=data["error"], page_id=data.get("page_id"))}
 
 
 @bp.post("/chat/stream")
 @login_required
 def stream() -> Any:
-    """Answer as Server-Sent Events: `token` pieces, then `done` (the fragment) or `error`."""
-    from flask_login import current_user
-
-    text = _message()
+    """Answer as Server-Sent Events: `start` (the turn's id, for Stop), `phase`, `token` and
+    `replace` while it is made, then `done` (the fragment), `stopped` or `error`."""
+    turn = _turn()
     user_chat_model(current_user)  # a disallowed endpoint fails here, before the stream opens
-    user_id, eng = uid(), engine()
-    keeper = maintainer(current_app)
-    events: queue.Queue[tuple[str, Any]] = queue.Queue()
-    abandoned = threading.Event()  # the client was told the stream ended: store nothing
+    user_id, eng, app = uid(), engine(), current_app._get_current_object()  # type: ignore[attr-defined]
+    keeper = maintainer(app)
 
-    def token(piece: str) -> None:
-        if abandoned.is_set():
-            raise ModelError("the stream was stopped before the answer was complete")
-        events.put(("token", piece))
+    replaced: list[str] = []  # why the streamed text was replaced, for the finished bubble
 
-    def work() -> None:
+    def work(live: chat_turns.Turn) -> None:
+        def event(kind: str, data: dict[str, Any]) -> None:
+            if kind == "replace":
+                replaced.append(str(data.get("reason") or "replaced"))
+            live.put(kind, data)
+
         try:
-            result = eng.chat(user_id, text, maintain=False, on_token=token)
-            metrics.observe_turn(result, "stream")
-            keeper.request(user_id)
-            events.put(("result", result))
+            result = eng.chat(user_id, turn["text"], maintain=False, stop=live.stop,
+                              on_token=lambda piece: live.put("token", {"text": piece}),
+                              on_event=event, **turn["args"])
+            if result.get("exchange_id") is not None:
+                metrics.observe_turn(dict(result), "stream")
+                keeper.request(user_id)
+            live.put("result", dict(result))
         except MemoryOSError as exc:  # the stream has started: errors travel as events
-            if isinstance(exc, ModelError) and not abandoned.is_set():
+            if type(exc).__name__ == "Stopped" or live.stop.is_set():
+                live.put("stopped", {"stored": False})
+                return
+            if isinstance(exc, ModelError):
                 metrics.model_error("stream")
-            events.put(("error", {"status": exc.status, "error": str(exc)}))
+            error = {"status": exc.status, "error": str(exc)}
+            if isinstance(exc, InvalidInput) and "replaces" in turn["args"]:
+                error["page_id"] = turn["args"]["replaces"]  # offer the page's Forget/Correct
+            live.put("error", error)
         except Exception:  # noqa: BLE001 - logged in full; the user gets a plain message
             log.exception("chat stream failed")
-            events.put(("error", {"status": 500, "error": INTERNAL_ERROR + "."}))
+            live.put("error", {"status": 500, "error": INTERNAL_ERROR + "."})
 
-    threading.Thread(target=work, name="chat-stream", daemon=True).start()
+    def done(result: dict[str, Any]) -> dict[str, Any]:
+        return _rendered(result, turn, user_id, replaced[-1] if replaced else None)
 
-    def generate() -> Iterator[str]:
-        while True:
-            try:
-                kind, data = events.get(timeout=current_app.config["STREAM_TIMEOUT_SECONDS"])
-            except queue.Empty:  # the model went silent: end the stream with a clear error
-                abandoned.set()
-                kind, data = "error", {"status": 504, "error": (
-                    "The chat model sent nothing for too long; the answer was stopped and"
-                    " is not stored.")}
-            if kind == "token":
-                yield _sse("token", {"text": data})
-            elif kind == "error":
-                yield _sse("error", {**data, "html": render_template(
-                    "_error.html", status=data["status"], title="Chat model failed"
-                    if data["status"] in (502, 504) else "Error", message=data["error"])})
-                return
-            else:
-                exchange = {"id": data["exchange_id"], "user": text,
-                            "assistant": data["answer"], "model": data["model"],
-                            "source": "chat"}
-                yield _sse("done", {"exchange_id": data["exchange_id"], "model": data["model"],
-                                    "html": render_template(
-                                        "_exchange.html", exchange=exchange,
-                                        gauge_update=eng.short_term_fill(user_id))})
-                return
-
-    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+    live = chat_turns.begin(app, user_id, work)
+    events = chat_turns.relay(app, live, done, _error_event,
+                              float(app.config["STREAM_TIMEOUT_SECONDS"]))
+    return Response(stream_with_context(events), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.post("/chat/stop")
+@login_required
+def stop() -> Any:
+    """Stop one of the user's answers being made (the turn id from its `start` event; the
+    CSRF token in its header, as every POST)."""
+    stopped = chat_turns.stop(current_app, uid(), request.form.get("turn", ""))
+    return ("", 204) if stopped else ("", 404)
+
+
+@bp.get("/chat/model-status.json")
+@login_required
+def model_status() -> Any:
+    """Whether the embedded model is still loading in the background."""
+    return {"ok": True, **warmup.state(current_app)}
 
 
 @bp.get("/chat/trace/<int:exchange_id>.json")
@@ -158,3 +208,12 @@ def trace(exchange_id: int) -> Any:
     data = engine().trace(uid(), exchange_id)
     total = sum(p.get("tokens", 0) for p in data.get("prompt_parts", []))
     return page("trace.html", exchange_id=exchange_id, trace=data, prompt_total=total)
+
+
+bp.add_url_rule("/chat/new", view_func=conversations.new_chat, methods=["POST"])
+# the HTML rule first: url_for builds the first rule of an endpoint
+bp.add_url_rule("/chat/conversations", view_func=conversations.listing)
+bp.add_url_rule("/chat/conversations.json", view_func=conversations.listing)
+bp.add_url_rule("/chat/conversations/<int:conversation_id>", view_func=conversations.one)
+bp.add_url_rule("/chat/conversations/<int:conversation_id>.json",
+                view_func=conversations.one)

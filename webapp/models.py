@@ -41,6 +41,8 @@ def default_model_info() -> dict[str, Any]:
         return {"name": model.name, "kind": "operator endpoint", "base_url": model.base_url}
     if cfg.get("CHAT_MODEL") is model:
         return {"name": model.name, "kind": "configured object", "base_url": None}
+    if getattr(model, "embedded", False):  # the embedded model, once loaded: the same label
+        return {"name": EMBEDDED_NAME, "kind": "embedded", "base_url": None}
     return {"name": getattr(model, "name", "?"), "kind": "embedded", "base_url": None}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypedDict
 
+from ..answer.answer_guard import REASONS
 from ..context import Context
 from ..errors import NotFound, check_id, check_user
 from ..memory import conversations
@@ -34,6 +35,7 @@ class ChatView(PageView):
     stats: dict[str, Any] | None  # first_token_ms, tokens_per_second, ...
     answer_source: str | None
     replaced: str | None  # why the streamed text was replaced, if it was
+    evidence: dict[str, Any] | None  # the memory line a memory answer says back
     previous_answers: int  # answers Regenerate or Edit replaced
 
 
@@ -60,13 +62,14 @@ def _kind(source: str | None) -> str:
 
 
 def _replaced(trace: dict[str, Any]) -> str | None:
-    """Why the answer first streamed was replaced (the answer guard's note), if it was."""
-    for key in ("answer_replaced", "replaced"):
-        value = trace.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, dict) and value.get("reason"):
-            return str(value["reason"])
+    """Why the model's first answer was replaced (as the chat said while streaming), if it
+    was: the reason of its first attempt that the guard refused."""
+    if trace.get("answer_source") not in ("retry", "plain"):
+        return None
+    for attempt in trace.get("answer_attempts") or []:
+        reason = attempt.get("reason") if isinstance(attempt, dict) else None
+        if reason:
+            return REASONS.get(str(reason), str(reason))
     return None
 
 
@@ -80,9 +83,12 @@ def chat_view(row: dict[str, Any], trace_text: str | None) -> ChatView:
         except ValueError:  # a damaged trace costs its figures, never the chat page
             trace = {}
     stats = trace.get("answer_stats")
+    plan = trace.get("answer_plan")
+    evidence = plan.get("evidence") if isinstance(plan, dict) else None
     return ChatView(**page_view(row), model=trace.get("model"),
                     stats=stats if isinstance(stats, dict) else None,
                     answer_source=trace.get("answer_source"), replaced=_replaced(trace),
+                    evidence=evidence if isinstance(evidence, dict) else None,
                     previous_answers=len(trace.get("previous_answers") or []))
 
 

@@ -2,7 +2,8 @@
 
 `POST /v1/chat/completions` answers from a queue of scripted replies (else a default reply),
 plain or streamed as server-sent events in OpenAI's chunk format; `GET /v1/models` lists one
-model. Every request is recorded. `fail_with(500)` makes every completion fail until `reset()`
+model. Every request is recorded, and every stream a client closed before its end (`hangups`:
+what Stop must cause). `fail_with(500)` makes every completion fail until `reset()`
 (a persistent failure: the `openai` client retries, so a one-shot failure would be hidden).
 """
 
@@ -29,6 +30,7 @@ class FakeOpenAI:
         self.requests: list[dict[str, Any]] = []
         self.failure: int | None = None
         self.token_delay = 0.0  # seconds between streamed pieces (to watch an answer stream)
+        self.hangups: list[float] = []  # when a client closed a stream before its end (Stop)
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai",
@@ -63,6 +65,7 @@ class FakeOpenAI:
             self.requests.clear()
             self.failure = None
             self.token_delay = 0.0
+            self.hangups.clear()
 
     def completions(self) -> list[dict[str, Any]]:
         with self._lock:
@@ -142,16 +145,20 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
                 return f"data: {json.dumps(data)}\n\n".encode()
 
-            self.wfile.write(chunk({"role": "assistant", "content": ""}))
-            pieces = reply.split(" ")
-            for n, piece in enumerate(pieces):
-                self.wfile.write(chunk({"content": piece if n == 0 else " " + piece}))
-                self.wfile.flush()
-                if fake.token_delay:
-                    time.sleep(fake.token_delay)
-            self.wfile.write(chunk({}, "stop"))
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
             self.close_connection = True
+            try:
+                self.wfile.write(chunk({"role": "assistant", "content": ""}))
+                pieces = reply.split(" ")
+                for n, piece in enumerate(pieces):
+                    self.wfile.write(chunk({"content": piece if n == 0 else " " + piece}))
+                    self.wfile.flush()
+                    if fake.token_delay:
+                        time.sleep(fake.token_delay)
+                self.wfile.write(chunk({}, "stop"))
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):  # the client hung up: Stop reached us
+                with fake._lock:
+                    fake.hangups.append(time.time())
 
     return Handler

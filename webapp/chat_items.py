@@ -1,0 +1,74 @@
+"""What the chat templates show of an exchange (stored or just answered) and of a prompt: the
+answer's figures, the "Memory updated" note, the context-window gauge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoryos_core import MemoryEngine, MemoryOSError
+
+PROMPT_ONLY = {"instructions", "recent", "message"}  # every other prompt part is memory
+TITLE_WORDS = 8
+
+
+def from_view(view: dict[str, Any]) -> dict[str, Any]:
+    """A stored exchange (engine.conversation's ChatView) for _exchange.html."""
+    return {"id": view["id"], "user": view["user"], "assistant": view["assistant"],
+            "tier": view["tier"], "model": view.get("model"), "stats": view.get("stats"),
+            "answer_source": view.get("answer_source"), "replaced": view.get("replaced"),
+            "evidence": view.get("evidence"), "stored": True,
+            "previous_answers": view.get("previous_answers", 0), "memory_updated": []}
+
+
+def from_result(result: dict[str, Any], text: str, replaced: str | None = None,
+                memory_updated: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """An answer engine.chat just returned; `replaced`: why its streamed text was replaced."""
+    trace = result.get("trace") or {}
+    stored = result.get("exchange_id") is not None
+    return {"id": result.get("exchange_id"), "user": text, "assistant": result["answer"],
+            "tier": "short", "model": result.get("model"),
+            "stats": result.get("stats") or trace.get("answer_stats"),
+            "answer_source": result.get("source") or trace.get("answer_source"),
+            "replaced": replaced, "evidence": result.get("evidence"), "stored": stored,
+            "previous_answers": len(trace.get("previous_answers") or []),
+            "memory_updated": memory_updated or []}
+
+
+def _first_words(text: str) -> str:
+    words = text.split()
+    return " ".join(words[:TITLE_WORDS]) + (" …" if len(words) > TITLE_WORDS else "")
+
+
+def memory_updates(engine: MemoryEngine, user_id: str, moved: list[int]) -> list[dict[str, Any]]:
+    """The exchanges this turn moved into mid-term memory, each with its first words."""
+    items = []
+    for page_id in moved:
+        try:
+            page = engine.page(user_id, page_id)
+        except MemoryOSError:  # forgotten in the meantime: nothing to link
+            continue
+        items.append({"id": page_id, "what": "moved to mid-term memory",
+                      "title": _first_words(page["user"] or page["assistant"])})
+    return items
+
+
+def context_gauge(trace: dict[str, Any] | None, answer_max_tokens: int) -> dict[str, Any] | None:
+    """How much of the model's window the memory, the recent turns, the rest of the prompt
+    and the answer took in one turn (from its trace), or None without a fitted prompt."""
+    if not trace:
+        return None
+    fitted = trace.get("fitted") or {}
+    window = fitted.get("window")
+    if not window:
+        return None
+    parts = trace.get("prompt_parts") or []
+    memory = sum(int(p.get("tokens", 0)) for p in parts if p.get("name") not in PROMPT_ONLY)
+    recent = sum(int(p.get("tokens", 0)) for p in parts if p.get("name") == "recent")
+    other = sum(int(p.get("tokens", 0)) for p in parts) - memory - recent
+    answer = int(trace.get("completion_tokens") or answer_max_tokens)
+    total = int(window) + answer_max_tokens + 64  # fit_prompt's window leaves these out
+    shares = [("memory", memory), ("recent", recent), ("instructions and message", other),
+              ("answer", answer)]
+    return {"total": total, "used": sum(n for _, n in shares),
+            "parts": [{"name": name, "tokens": n, "pct": round(100 * n / total, 1)}
+                      for name, n in shares]}

@@ -1,0 +1,105 @@
+"""A streamed chat turn: the engine answers in a thread and the response relays its events as
+Server-Sent Events; Stop (a POST naming the turn, or the browser hanging up) ends it."""
+
+from __future__ import annotations
+
+import json
+import queue
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Flask
+
+HEARTBEAT_SECONDS = 1.0  # an idle stream writes a comment this often: a hang-up is seen soon
+KEY = "memplay_turns"
+Render = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Turn:
+    """One answer being made: its id (for Stop), owner, stop signal and event queue."""
+
+    def __init__(self, user_id: str) -> None:
+        self.id = secrets.token_urlsafe(12)
+        self.user_id = user_id
+        self.stop = threading.Event()
+        self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+    def put(self, kind: str, data: Any) -> None:
+        """Hand one event to the response (from the answering thread)."""
+        self.events.put((kind, data))
+
+
+def _running(app: Flask) -> tuple[threading.Lock, dict[str, Turn]]:
+    return app.extensions.setdefault(KEY, (threading.Lock(), {}))  # type: ignore[no-any-return]
+
+
+def begin(app: Flask, user_id: str, work: Callable[[Turn], None]) -> Turn:
+    """Register a turn and run `work(turn)` in a daemon thread."""
+    turn = Turn(user_id)
+    lock, turns = _running(app)
+    with lock:
+        turns[turn.id] = turn
+    threading.Thread(target=work, args=(turn,), name="chat-turn", daemon=True).start()
+    return turn
+
+
+def end(app: Flask, turn: Turn) -> None:
+    """Stop the turn if it still runs (a finished one ignores it) and forget it."""
+    turn.stop.set()
+    lock, turns = _running(app)
+    with lock:
+        turns.pop(turn.id, None)
+
+
+def stop(app: Flask, user_id: str, turn_id: str) -> bool:
+    """Stop one of the user's running turns (this process's); False when there is none."""
+    lock, turns = _running(app)
+    with lock:
+        turn = turns.get(turn_id)
+    if turn is None or turn.user_id != user_id:
+        return False
+    turn.stop.set()
+    return True
+
+
+def sse(event: str, data: Any) -> str:
+    """One Server-Sent Event."""
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def relay(app: Flask, turn: Turn, done: Render, error: Render, silence: float) -> Iterator[str]:
+    """The turn's events as SSE until it ends. A browser that hangs up closes this generator
+    (GeneratorExit at a write, at most HEARTBEAT_SECONDS later): the turn is stopped, so no
+    answer goes on being made and stored after Stop."""
+    yield sse("start", {"turn": turn.id})
+    heard = time.monotonic()
+    try:
+        while True:
+            try:
+                kind, data = turn.events.get(timeout=HEARTBEAT_SECONDS)
+            except queue.Empty:
+                if time.monotonic() - heard > silence:  # the model went silent: end it plainly
+                    turn.stop.set()
+                    yield sse("error", error({"status": 504, "error": (
+                        "The chat model sent nothing for too long; the answer was stopped"
+                        " and is not stored.")}))
+                    return
+                yield ": alive\n\n"
+                continue
+            heard = time.monotonic()
+            if kind in ("token", "phase", "replace"):
+                yield sse(kind, data)
+            elif kind == "stopped":
+                yield sse("stopped", data)
+                return
+            elif kind == "error":
+                yield sse("error", error(data))
+                return
+            else:
+                yield sse("done", done(data))
+                return
+    finally:
+        end(app, turn)
