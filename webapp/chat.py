@@ -93,7 +93,7 @@ def index() -> Any:
         except MemoryOSError:  # no trace (an imported exchange): no gauge yet
             gauge = None
     model = model_label(current_user)
-    loading = warmup.state(current_app)["state"] == "loading" and model["kind"] == "embedded"
+    loading = warmup.state(current_app)["state"] == "loading" and model["kind"] != "your endpoint"
     return render_template(
         "chat.html", form=ChatForm(), history=history, mode=mode, conversation=shown,
         conversations=eng.conversations(user_id, CONVERSATIONS), short_term=eng.short_term_fill(user_id),
