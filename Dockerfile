@@ -1,9 +1,9 @@
 # MemoryOS Playground: the Flask web app served by gunicorn on port 8000.
 FROM python:3.11-slim
 
-# llama-cpp-python (the embedded local chat model) compiles from source.
+# llama.cpp's prebuilt library (llama-cpp-cffi) links libstdc++; nothing is compiled.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends build-essential cmake \
+    && apt-get install -y --no-install-recommends libstdc++6 \
     && rm -rf /var/lib/apt/lists/*
 
 # CPU-only torch wheels (the embedder runs on the CPU); override to use another index.
@@ -17,12 +17,13 @@ ENV PIP_EXTRA_INDEX_URL=${PIP_EXTRA_INDEX_URL} \
     MEMPLAY_DATA_DIR=/data
 
 WORKDIR /app
-COPY pyproject.toml setup.py README.md ./
+COPY pyproject.toml setup.py README.md requirements-llm.txt ./
 COPY memoryos_core ./memoryos_core
 COPY webapp ./webapp
 COPY templates ./templates
 COPY static ./static
-RUN pip install ".[postgres]" && rm -rf /app/*
+# wheels only: llama.cpp is prebuilt (llama-cpp-cffi, --no-deps: see requirements-llm.txt)
+RUN pip install ".[postgres]" && pip install --no-deps -r requirements-llm.txt && rm -rf /app/*
 
 # /-/metrics (with MEMPLAY_METRICS_TOKEN) sums every gunicorn worker: prometheus_client's
 # multiprocess mode keeps their counters in this folder, empty in each new container.

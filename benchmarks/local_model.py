@@ -1,10 +1,14 @@
-"""Speed of the embedded chat model: load time, prompt and generation tokens/s, peak RSS.
+"""Speed of the embedded chat model per llama.cpp runtime: load, first token, prompt and generation.
 
-    python -m benchmarks.local_model --json
+    python -m benchmarks.local_model --json                  # every installed runtime
+    python -m benchmarks.local_model --runtimes cffi --json
 
-Prints one JSON object. Generation speed is measured on plain replies (no grammar) and on
-grammar-constrained JSON replies, since maintenance calls use the latter. The machine's load
-average is reported too: llama.cpp threads spin, so a busy machine slows it a lot.
+Prints one JSON object. Every installed runtime (llama-cpp-cffi, llama-cpp-python) loads the
+same GGUF with the same threads and answers the same prompts, the repeats interleaved so that a
+busy moment of the machine hits both alike; medians are reported, and the ratios of the first
+runtime to the second. Generation speed is measured on plain replies and on grammar-constrained
+JSON replies (maintenance calls use the latter). The machine's load average is reported too:
+llama.cpp threads spin, so a busy machine slows it a lot.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from typing import Any
 
 PROMPT = ("I started learning the violin last month and practise every evening after work. "
           "My teacher says my bow hold is too tight, and I have a recital in June. ") * 12
+SCHEMA = {"type": "object", "properties": {
+    "topic": {"type": "string"}, "notes": {"type": "array", "items": {"type": "string"}}},
+    "required": ["topic", "notes"]}
 
 
 def _rss_mb() -> float:
@@ -27,67 +34,61 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run(repeats: int = 3, threads: int | None = None, gen_tokens: int = 64) -> dict[str, Any]:
-    """Measure the embedded model; returns the result object."""
-    import llama_cpp
-
+def run(repeats: int = 3, threads: int | None = None, gen_tokens: int = 64,
+        kinds: list[str] | None = None) -> dict[str, Any]:
+    """Measure each runtime side by side; returns the result object."""
+    from memoryos_core.llm import runtime
     from memoryos_core.llm.local import LocalChatModel, model_path
 
-    rss_before = _rss_mb()
-    model = LocalChatModel(n_threads=threads)
-    load_s = model.warm_up()
-    rss_loaded = _rss_mb()
-    llama = model._llama()
+    kinds = kinds or [k for k in runtime.RUNTIMES if runtime.installed(k)]
+    models, out = {}, {}
+    for kind in kinds:
+        rss_before = _rss_mb()
+        models[kind] = LocalChatModel(n_threads=threads, runtime=kind)
+        load_s = models[kind].warm_up()
+        out[kind] = {"runtime": models[kind].runtime_name, "load_s": round(load_s, 3),
+                     "rss_added_by_load_mb": round(_rss_mb() - rss_before, 1)}
+    samples: dict[str, dict[str, list[float]]] = {k: {} for k in kinds}
 
-    # prompt processing: evaluate a ~400-token prompt from an empty cache
-    tokens = llama.tokenize(PROMPT.encode(), add_bos=True, special=False)
-    prompt_rates = []
-    for _ in range(repeats):
-        llama.reset()
-        started = time.perf_counter()
-        llama.eval(tokens)
-        prompt_rates.append(len(tokens) / (time.perf_counter() - started))
+    def record(kind: str, name: str, value: float) -> None:
+        samples[kind].setdefault(name, []).append(value)
 
-    def generate(schema: dict[str, Any] | None) -> list[float]:
-        rates = []
-        for i in range(repeats):
-            question = f"Write a short story about a violin, number {i}."
-            if schema is not None:
-                question = f"Describe violin lesson {i} as JSON."
-            started = time.perf_counter()
-            done = model.complete([{"role": "user", "content": question}],
-                                  max_tokens=gen_tokens, temperature=0.7, json_schema=schema)
-            elapsed = time.perf_counter() - started
-            # subtract this call's prompt time at the measured prompt rate
-            prompt_s = done.prompt_tokens / statistics.median(prompt_rates)
-            rates.append(done.completion_tokens / max(1e-6, elapsed - prompt_s))
-        return rates
-
-    plain = generate(None)
-    schema = {"type": "object", "properties": {
-        "topic": {"type": "string"}, "notes": {"type": "array", "items": {"type": "string"}}},
-        "required": ["topic", "notes"]}
-    constrained = generate(schema)
-    return {
-        "benchmark": "local_model",
-        "model": model.name,
+    for i in range(repeats):
+        for kind, model in models.items():
+            # the number first: no runtime may reuse the previous repeat's cached prefix
+            model.complete([{"role": "user", "content": f"{i}. {PROMPT} Summarise."}],
+                           max_tokens=1, temperature=0.7)
+            stats = model.last_stats
+            assert stats is not None and stats.first_token_s
+            record(kind, "prompt_tokens", stats.prompt_tokens)
+            record(kind, "prompt_tokens_per_s", stats.prompt_tokens / stats.first_token_s)
+            for name, question, schema in (
+                    ("generation", f"Write a short story about a violin, number {i}.", None),
+                    ("json_generation", f"Describe violin lesson {i} as JSON.", SCHEMA)):
+                model.complete([{"role": "user", "content": question}], max_tokens=gen_tokens,
+                               temperature=0.7, json_schema=schema)
+                stats = model.last_stats
+                assert stats is not None and stats.first_token_s is not None
+                record(kind, f"{name}_tokens_per_s", stats.tokens_per_s)
+                record(kind, f"{name}_first_token_s", stats.first_token_s)
+                record(kind, f"{name}_tokens", stats.completion_tokens)
+    for kind in kinds:
+        for name, values in samples[kind].items():
+            out[kind][name] = round(statistics.median(values), 3 if name.endswith("_s") else 1)
+    result: dict[str, Any] = {
+        "benchmark": "local_model", "model": next(iter(models.values())).name,
         "model_file": str(model_path()),
-        "llama_cpp_python": llama_cpp.__version__,
-        "n_threads": model.n_threads,
-        "n_ctx": model.context_window,
-        "cpu_count": os.cpu_count(),
-        "load_average_1m": round(os.getloadavg()[0], 2),
-        "load_s": round(load_s, 3),
-        "prompt_tokens": len(tokens),
-        "prompt_tokens_per_s": round(statistics.median(prompt_rates), 1),
-        "generation_tokens_per_s": round(statistics.median(plain), 1),
-        "json_generation_tokens_per_s": round(statistics.median(constrained), 1),
-        "repeats": repeats,
-        "rss_before_mb": round(rss_before, 1),
-        "rss_after_load_mb": round(rss_loaded, 1),
-        "peak_rss_mb": round(_rss_mb(), 1),
-        "model_rss_mb": round(_rss_mb() - rss_before, 1),
-    }
+        "n_threads": next(iter(models.values())).n_threads, "cpu_count": os.cpu_count(),
+        "load_average_1m": round(os.getloadavg()[0], 2), "repeats": repeats,
+        "gen_tokens": gen_tokens, "runtimes": out, "peak_rss_mb": round(_rss_mb(), 1)}
+    if len(kinds) >= 2:
+        a, b = out[kinds[0]], out[kinds[1]]
+        result["ratios"] = {"of": f"{kinds[0]} / {kinds[1]}", **{
+            name: round(a[name] / b[name], 2) for name in (
+                "prompt_tokens_per_s", "generation_tokens_per_s",
+                "json_generation_tokens_per_s", "generation_first_token_s", "load_s")
+            if b.get(name)}}
+    return result
 
 
 class _Timed:
@@ -184,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None, help="default: os.cpu_count()")
     parser.add_argument("--gen-tokens", type=int, default=64)
+    parser.add_argument("--runtimes", default=None,
+                        help="comma-separated: cffi,llamacpp (default: every installed one)")
     parser.add_argument("--locomo", type=int, default=0, metavar="N",
                         help="also import the first N exchanges of a LoCoMo conversation with"
                         " consolidation=llm and time every model call")
@@ -196,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
 
         locomo_file = str(args.locomo_file or locomo_path())
         load_locomo([locomo_file])
-    result = run(args.repeats, args.threads, args.gen_tokens)
+    kinds = args.runtimes.split(",") if args.runtimes else None
+    result = run(args.repeats, args.threads, args.gen_tokens, kinds)
     if args.locomo and locomo_file:
         result["locomo_import"] = consolidation_run(args.locomo, locomo_file, args.threads)
     if args.json:

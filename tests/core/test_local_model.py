@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from memoryos_core import EngineConfig, MemoryEngine
+from memoryos_core.errors import ModelError
 from memoryos_core.hosts.serve import RequestError, make_server, parse_request
 from memoryos_core.llm.openai_chat import OpenAIChatModel
 from memoryos_core.memory.persona import LEVELS
@@ -45,14 +46,20 @@ def playground_dialogue(n: int) -> list[dict[str, object]]:
 @pytest.fixture(scope="module")
 def local_model():  # type: ignore[no-untyped-def]
     """The embedded model, loaded once for this module (skipped where it is not installed)."""
-    pytest.importorskip("llama_cpp")
+    from memoryos_core.llm import runtime
     from memoryos_core.llm.local import LocalChatModel
+
+    if not any(runtime.installed(kind) for kind in runtime.RUNTIMES):
+        pytest.skip("no llama.cpp runtime installed (llama-cpp-cffi or llama-cpp-python)")
 
     try:
         model = LocalChatModel()
     except ImportError as exc:
         pytest.skip(str(exc))
-    model.warm_up()
+    try:
+        model.warm_up()
+    except ModelError as exc:
+        pytest.skip(str(exc))
     return model
 
 
@@ -221,3 +228,39 @@ def test_serve_model_openai_client_with_local_model(server_for, local_model) -> 
         assert isinstance(json.loads(text), dict)
     pieces = list(client.stream([{"role": "user", "content": "Count to three."}], max_tokens=20))
     assert len(pieces) >= 2 and "".join(pieces).strip()
+
+
+@pytest.mark.slow
+def test_local_model_stream_stops_within_a_token(local_model) -> None:  # type: ignore[no-untyped-def]
+    story = [{"role": "user", "content": "Write a long story about a dragon."}]
+    pieces = local_model.stream(story, max_tokens=200, temperature=0.7)
+    first = [next(pieces) for _ in range(3)]
+    pieces.close()  # the consumer went away: generation ends here
+    stats = local_model.last_stats
+    assert first and stats.cancelled and stats.completion_tokens == 3
+    assert stats.first_token_s is not None and stats.prompt_tokens > 0
+
+    stop = threading.Event()
+    seen = 0
+    for _ in local_model.stream(story, max_tokens=200, temperature=0.7, stop=stop):
+        seen += 1
+        if seen == 5:
+            stop.set()  # as another thread would
+    assert seen == 5 and local_model.last_stats.completion_tokens == 5
+    assert local_model.last_stats.cancelled
+
+    stop = threading.Event()
+    stop.set()  # set before the prompt is read: no token at all, and no error
+    assert list(local_model.stream(story, max_tokens=50, stop=stop)) == []
+    assert local_model.complete([{"role": "user", "content": "Say hi."}], max_tokens=10).text
+
+
+@pytest.mark.slow
+def test_local_model_grammars_of_the_prompts_load(local_model) -> None:  # type: ignore[no-untyped-def]
+    from memoryos_core.memory import prompts
+
+    for schema in (prompts.consolidation_schema(12), prompts.profile_schema([3, 5, 8]),
+                   prompts.facts_schema([3, 5], known=[7])):
+        done = local_model.complete([{"role": "user", "content": "Reply with JSON."}],
+                                    max_tokens=8, json_schema=schema)
+        assert done.text.lstrip().startswith("{")
