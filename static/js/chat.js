@@ -19,7 +19,7 @@
     if (box) box.scrollTop = box.scrollHeight;
   }
 
-  function articles(box) { return box.querySelectorAll("article.exchange"); }
+  function articles(box) { return box.querySelectorAll("article.exchange:not(.streaming)"); }
 
   // Regenerate and Edit belong to the last stored exchange only.
   function refreshLast(box) {
@@ -51,7 +51,7 @@
     });
     if (window.htmx) window.htmx.process(box);
     P.markScrollBoxes(box);
-    return nodes.filter(function (n) { return n.nodeType === 1 && n.matches("article.exchange"); });
+    return nodes.filter(function (n) { return n.nodeType === 1 && n.matches("article.exchange:not(.streaming)"); });
   }
 
   function parseEvents(buffer, onEvent) {
@@ -69,7 +69,7 @@
   }
 
   function liveBubble(text) {
-    var live = document.createElement("div");
+    var live = document.createElement("article");
     live.className = "exchange streaming";
     live.setAttribute("aria-busy", "true");
     live.innerHTML = '<div class="bubble user"><div class="who">You</div><div class="text"></div></div>' +
@@ -146,7 +146,9 @@
     // Not `disabled`: a disabled button that has focus drops it to <body>.
     form.querySelector("button[type=submit]").setAttribute("aria-disabled", "true");
     $("stop").hidden = false;
-    if (document.activeElement === document.body) textarea.focus();
+    // Keep focus in the message box, so the next message can be written while this streams.
+    var active = document.activeElement;
+    if (!active || active === document.body || form.contains(active)) textarea.focus();
     textarea.value = "";
     var body = new FormData(form);
     body.set("message", text);
