@@ -14,6 +14,7 @@ from ..storage import exchanges as rows_db
 from ..storage import search, state_rows
 from ..text import jaccard, query_keywords, words
 from ..timeframe import named_period
+from . import attribute_facts
 from .memory_block import assemble, memory_budget, page_tokens, profile_line
 from .recent import fit_recent, recent_budget, recent_tokens, shortened_by_keywords
 from .types import FactHit, Facts, PageHit, ProfileHit, Retrieval, SegmentHit
@@ -308,7 +309,8 @@ def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int,
 
 def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
            now: float) -> Facts:
-    """The best current facts per list that score at least `fact_min_score` against the query.
+    """The best current facts per list that score at least `fact_min_score` against the query,
+    after the current value of an attribute the query asks about (`attribute_facts`).
 
     A replaced fact (history) follows the current ones only when the query asks about the past
     ("before", "used to", a named period it held in), with the values the found current facts
@@ -316,15 +318,21 @@ def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
     """
     cfg = ctx.config
     hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
+    question = attribute_facts.asked(ctx, user_id, query, qvec)  # "Where do I live now?"
     # the found facts and what they replaced, in one read (the first step back needs them)
-    rows, replaced = state_rows.facts_with_predecessors(
-        ctx.store, user_id, [i for i, s in hits if s >= cfg.fact_min_score])
+    rows, replaced = state_rows.facts_with_predecessors(ctx.store, user_id, sorted(
+        {i for i, s in hits if s >= cfg.fact_min_score} | set(question.facts)))
     window = fact_history.past_window(query, now)
     out: dict[str, list[FactHit]] = {"user": [], "assistant": [], "superseded_left_out": []}
     history: dict[str, list[FactHit]] = {"user": [], "assistant": []}
+    # the current value of the attribute asked about comes first, whatever its score
+    first = attribute_facts.current_values(question, rows)
+    for fid, score in first:
+        if len(out[rows[fid]["kind"]]) < cfg.top_facts:
+            out[rows[fid]["kind"]].append(_fact_entry(rows[fid], score))
     for fid, score in hits:
         row = rows.get(fid)
-        if row is None:
+        if row is None or score < cfg.fact_min_score or any(fid == i for i, _ in first):
             continue
         if row["valid_until"] is None:
             if len(out[row["kind"]]) < cfg.top_facts:

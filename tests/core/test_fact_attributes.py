@@ -1,0 +1,73 @@
+"""Facts that change: a new value of the same attribute replaces the old one by meaning (the old
+kept as history), and a question on the attribute gets the current value into the prompt."""
+
+from __future__ import annotations
+
+import pytest
+
+DAY = 86400
+T0 = 1_780_000_000  # May 2026
+T1 = T0 + 40 * DAY
+PARIS = "I live in Paris."
+BERLIN = "I moved to Berlin last month."
+SMALL_TALK = [("The weather was lovely on my walk today.", "Walks in the sun are the best."),
+              ("I made a lemon cake for the neighbours.", "Lemon cake sounds delicious."),
+              ("We watched an old western film last night.", "Westerns have great scores."),
+              ("My knee is sore after football practice.", "Rest it and use some ice.")]
+CLOSING = [("Thanks, talk soon!", "Bye for now."), ("See you tomorrow.", "Take care.")]
+
+
+def _by_text(facts, text):
+    return next(f for f in facts if f["text"] == text)
+
+
+@pytest.mark.real_model  # "moved to Berlin" is a home like "live in Paris" by meaning only
+def test_a_move_replaces_the_home_and_a_now_question_gets_the_new_one(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive",
+                         short_term_capacity=2)
+    turns = [(PARIS, "Paris is beautiful in spring."), *SMALL_TALK[:2]]
+    for i, (text, reply) in enumerate(turns):
+        engine.add_exchange("u1", text, reply, timestamp=T0 + i * 600)
+    for i, (text, reply) in enumerate([(BERLIN, "How exciting, a new city!"), *SMALL_TALK[2:],
+                                       *CLOSING]):
+        engine.add_exchange("u1", text, reply, timestamp=T1 + i * 600)
+    report = engine.force_analysis("u1")
+    assert [(s["old_text"], s["new_text"]) for s in report["facts_superseded"]] == [
+        (PARIS, BERLIN)]
+    facts = engine.state("u1")["long_term"]["user_facts"]
+    berlin = _by_text(facts, BERLIN)
+    assert berlin["valid_until"] is None and [h["text"] for h in berlin["history"]] == [PARIS]
+    assert berlin["history"][0]["superseded_by"] == berlin["id"]
+    assert berlin["history"][0]["valid_until"] == T1
+    for text, _ in SMALL_TALK:  # other subjects: current, nothing replaced
+        fact = _by_text(facts, text)
+        assert fact["valid_until"] is None and fact["history"] == []
+
+    now = engine.retrieve("u1", "Where do I live now?", now=T1 + DAY)
+    assert now["facts"]["user"][0]["text"] == BERLIN and now["facts"]["user"][0]["in_prompt"]
+    facts_part = now["memory_block"].split("## Relevant past conversation")[0]
+    assert BERLIN in facts_part
+    assert PARIS not in facts_part or f"{PARIS} (until" in facts_part
+    block = now["memory_block"]
+    assert block.index("Berlin") < block.index("Paris") if "Paris" in block else True
+
+    before = engine.retrieve("u1", "Where did I live before?", now=T1 + DAY)
+    texts = [f["text"] for f in before["facts"]["user"]]
+    assert texts.index(BERLIN) < texts.index(PARIS)
+    assert f"- {PARIS} (until" in before["memory_block"]
+
+
+@pytest.mark.real_model  # the sister's home is a home by meaning; her words say whose it is
+def test_another_persons_home_and_another_pet_replace_nothing(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive",
+                         short_term_capacity=2)
+    turns = [("I live in Berlin.", "Berlin has great museums."),
+             ("We have a cat called Luna.", "Cats are wonderful company."),
+             ("My sister lives in Rome.", "Rome must be lovely."),
+             ("We adopted a puppy named Max.", "Congratulations on the puppy!"), *CLOSING]
+    for i, (text, reply) in enumerate(turns):
+        engine.add_exchange("u1", text, reply, timestamp=T0 + i * DAY)
+    report = engine.force_analysis("u1")
+    assert report["facts_superseded"] == []
+    sister = engine.retrieve("u1", "Where does my sister live?", now=T0 + 9 * DAY)
+    assert sister["facts"]["user"][0]["text"] == "My sister lives in Rome."
