@@ -119,3 +119,17 @@ def test_chat_embedded_model_warms_up_at_start_and_the_page_says_so(make_app):
 
 def test_chat_no_warm_up_in_testing_or_for_an_endpoint(app):
     assert warmup.state(app)["state"] == "off"
+
+
+def test_chat_markdown_renders_on_the_page_view_and_earlier_answers_on_the_trace(
+        client, user, engine, chat_model):
+    chat_model.enqueue("- one\n- two\n\n```\ncode()\n```", "Second try.")
+    chat(client, "List please")
+    [exchange] = engine.recent_exchanges(user)
+    page = client.get(f"/memory/pages/{exchange['id']}").data.decode()
+    assert "<li>one</li>" in page and "<code>code()" in page
+    r = client.post("/chat/stream", data={"message": "List please",
+                                          "replaces": str(exchange["id"])})
+    assert _events(r.get_data(as_text=True))[-1][0] == "done"
+    trace = client.get(f"/chat/trace/{exchange['id']}").data.decode()
+    assert "Earlier answers" in trace and "<li>one</li>" in trace
