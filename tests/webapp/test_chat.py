@@ -69,6 +69,8 @@ def test_chat_empty_message_is_bad_request(client, user):
 def _events(body: str) -> list[tuple[str, dict]]:
     out = []
     for chunk in body.strip().split("\n\n"):
+        if chunk.startswith(":"):  # the heartbeat comment of an idle stream
+            continue
         lines = dict(line.split(": ", 1) for line in chunk.splitlines())
         out.append((lines["event"], json.loads(lines["data"])))
     return out
