@@ -54,23 +54,29 @@ def _fact(ctx: Context, user_id: str, fact_id: int) -> dict[str, Any]:
 
 
 def edit_fact(ctx: Context, user_id: str, fact_id: int, text: Any) -> FactEdited:
-    """Replace a fact's text with the user's (embedded again, so retrieval finds the new text)."""
+    """Replace a fact's text with the user's (embedded again, so retrieval finds the new text);
+    the fact keeps its id, and its old text stays in its history as the value it replaced."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("a fact needs some text (to remove it, delete it)")
     text = " ".join(text.split())
     if len(text) > MAX_FACT:
         raise InvalidInput(f"a fact is at most {MAX_FACT} characters")
     old = _fact(ctx, user_id, fact_id)
-    vec = ctx.embedder.embed([text])[0]
+    vec, old_vec = ctx.embedder.embed([text, old["text"]])
+    now = time.time()
     with ctx.store.transaction(user_id) as conn:
         saved = versions.snapshot(ctx, user_id, f"before correcting fact {fact_id}")
-        if not correction_rows.update_fact(conn, user_id, fact_id, text, normalise(text),
-                                           time.time()):
+        if not correction_rows.update_fact(conn, user_id, fact_id, text, normalise(text), now):
             raise NotFound(f"no fact {fact_id}")
         ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
+        history = None
+        if old["text"] != text:  # the old text stays in the fact's history, replaced now
+            until = now if old["valid_until"] is None else float(old["valid_until"])
+            history = correction_rows.keep_as_history(conn, user_id, old, until)
+            ctx.store.put_vector(conn, user_id, "fact", history, old_vec, new=True)
         ctx.store.log_event(conn, user_id, "correction", {
             "fact": fact_id, "kind": old["kind"], "action": "edited",
-            "saved_as": saved["version"]})
+            "saved_as": saved["version"], "old_text_kept_as": history})
     return FactEdited(fact=fact_id, kind=old["kind"], text=text, saved_as=saved["version"])
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .db import Connection
 
 
@@ -11,6 +13,18 @@ def update_fact(conn: Connection, user_id: str, fact_id: int, text: str, norm: s
     return bool(conn.execute(
         "UPDATE facts SET text = ?, norm = ?, by_user = 1, updated_at = ? WHERE id = ? AND"
         " user_id = ?", (text, norm, now, fact_id, user_id)).rowcount)
+
+
+def keep_as_history(conn: Connection, user_id: str, row: dict[str, Any], until: float) -> int:
+    """A copy of a fact as it was before the user's correction, replaced by the corrected fact
+    at `until` (the correction keeps the fact's id; its old text becomes its history)."""
+    found = conn.execute(
+        "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at,"
+        " valid_from, valid_until, superseded_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " RETURNING id", (user_id, row["kind"], row["text"], row["norm"], row["sources"],
+                          row["created_at"], row["updated_at"], row["valid_from"], until,
+                          row["id"])).fetchone()
+    return int(found[0])
 
 
 def delete_fact(conn: Connection, user_id: str, fact_id: int) -> bool:

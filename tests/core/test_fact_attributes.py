@@ -71,3 +71,28 @@ def test_another_persons_home_and_another_pet_replace_nothing(make_engine):
     assert report["facts_superseded"] == []
     sister = engine.retrieve("u1", "Where does my sister live?", now=T0 + 9 * DAY)
     assert sister["facts"]["user"][0]["text"] == "My sister lives in Rome."
+
+
+def test_a_correction_keeps_the_old_text_in_the_facts_history(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive",
+                         short_term_capacity=2)
+    for i, (text, reply) in enumerate([(PARIS, "Paris is beautiful in spring."), *CLOSING]):
+        engine.add_exchange("u1", text, reply, timestamp=T0 + i * 600)
+    engine.force_analysis("u1")
+    fact = _by_text(engine.state("u1")["long_term"]["user_facts"], PARIS)
+    edited = engine.edit_fact("u1", fact["id"], "I live in Lyon.")
+    assert edited["fact"] == fact["id"]  # the fact keeps its id: links and pages stay
+    engine.edit_fact("u1", fact["id"], "I live in Lyon, near the river.")
+    facts = engine.state("u1")["long_term"]["user_facts"]
+    mine = _by_text(facts, "I live in Lyon, near the river.")
+    assert mine["id"] == fact["id"] and mine["by_user"] and mine["valid_until"] is None
+    assert [h["text"] for h in mine["history"]] == ["I live in Lyon.", PARIS]  # newest first
+    assert all(h["superseded_by"] == fact["id"] and h["valid_until"] is not None
+               and h["valid_from"] == fact["valid_from"] and not h["by_user"]
+               for h in mine["history"])
+    assert not any(f["text"] in (PARIS, "I live in Lyon.") for f in facts)  # history only
+    event = next(e for e in engine.events("u1") if e["kind"] == "correction")
+    assert event["detail"]["old_text_kept_as"] in {h["id"] for h in mine["history"]}
+    engine.restore("u1", edited["saved_as"])  # undone: the fact as analysis stored it
+    back = _by_text(engine.state("u1")["long_term"]["user_facts"], PARIS)
+    assert back["id"] == fact["id"] and back["history"] == [] and not back["by_user"]
