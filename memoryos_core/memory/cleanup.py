@@ -2,11 +2,12 @@
 
 Earlier versions stored the answer guard's appended evidence line ("\\n(What I remember: ...)")
 as part of the assistant's answer, and analysis could turn the app's text, or the assistant
-saying the user's words back, into facts. When a store is opened, this runs once (recorded in
-store_meta): each answer loses the evidence line and its page is embedded again (the page
-vector and the keyword index were made with the line in); each fact that is the app's text,
-and each assistant fact that copies a user line of its pages, is deleted, the facts it had
-replaced taking its place in their history. Facts the user wrote or corrected stay.
+saying the user's words back, into facts. When a store is opened this runs once (recorded in
+store_meta), and on a user's rows when a version of theirs is restored: each answer loses the
+evidence line and its page is embedded again (the page vector and the keyword index were made
+with the line in); each fact that is the app's text, and each assistant fact that copies a
+user line of its pages, is deleted, the facts it had replaced taking its place in their
+history. Facts the user wrote or corrected stay.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, TypedDict
 from ..llm.base import Embedder
 from ..storage import cleanup_rows, persona_rows
 from ..storage.base import BaseStore
+from ..storage.db import Connection
 from .app_text import copies_user, is_app_text, without_evidence
 
 VERSION = "1"  # bump to run a changed cleanup again on every store
@@ -68,43 +70,46 @@ def relinks(rows: list[dict[str, Any]],
 
 
 def clean_app_text(store: BaseStore, embedder: Embedder) -> Cleaned | None:
-    """Run the cleanup once per store (None when it ran already); a new store is only marked."""
+    """Run the cleanup once per store (None when it ran already); a new store is only marked.
+    One transaction: another process opening the store waits, then finds it done."""
     with store.transaction(lock="app-text-cleanup") as conn:
         if cleanup_rows.done(conn) == VERSION:
             return None
-        if cleanup_rows.is_new_store(conn):
-            cleanup_rows.mark_done(conn, VERSION)
-            return Cleaned(answers=0, facts=0)
+        changed = {} if cleanup_rows.is_new_store(conn) else clean_rows(store, embedder, conn)
+        cleanup_rows.mark_done(conn, VERSION)
+    return Cleaned(answers=sum(c["answers"] for c in changed.values()),
+                   facts=sum(c["facts"] for c in changed.values()))
+
+
+def clean_rows(store: BaseStore, embedder: Embedder, conn: Connection,
+               user_id: str | None = None) -> dict[str, Cleaned]:
+    """Clean one user's rows (or every user's) inside the caller's transaction; what changed
+    per user, each said in their event log."""
     pages = [dict(p, new=without_evidence(p["assistant_text"]))
-             for p in cleanup_rows.pages_with_evidence(store)]
+             for p in cleanup_rows.pages_with_evidence(conn, user_id)]
     pages = [p for p in pages if p["new"] != p["assistant_text"]]
     # the page as admission embeds it, without the line
     vecs = list(embedder.embed([f"User: {p['user_text']}\nAssistant: {p['new']}"
                                 for p in pages])) if pages else []
-    facts = cleanup_rows.all_facts(store)
-    said = cleanup_rows.user_texts(store, [i for r in facts for i in json.loads(r["sources"])])
+    facts = cleanup_rows.all_facts(conn, user_id)
+    said = cleanup_rows.user_texts(conn, [i for r in facts for i in json.loads(r["sources"])])
     by_user: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in facts:
         by_user[str(r["user_id"])].append(r)
     changed: dict[str, Cleaned] = defaultdict(lambda: Cleaned(answers=0, facts=0))
-    with store.transaction(lock="app-text-cleanup") as conn:
-        if cleanup_rows.done(conn) == VERSION:  # another process ran it meanwhile
-            return None
-        for page, vec in zip(pages, vecs, strict=True):
-            if cleanup_rows.set_answer(conn, page["user_id"], int(page["id"]),
-                                       page["assistant_text"], page["new"]):
-                store.put_vector(conn, page["user_id"], "page", int(page["id"]), vec)
-                changed[page["user_id"]]["answers"] += 1
-        for user_id, rows in by_user.items():
-            doomed = doomed_facts(rows, said)
-            if not doomed:
-                continue
-            for fid, (until, successor) in relinks(rows, doomed).items():
-                cleanup_rows.relink_fact(conn, user_id, fid, until, successor)
-            persona_rows.delete_facts(conn, user_id, sorted(doomed))
-            changed[user_id]["facts"] += len(doomed)
-        for user_id, counts in changed.items():  # each user's event log says what changed
-            store.log_event(conn, user_id, "cleanup", dict(counts, reason="the app's own text"))
-        cleanup_rows.mark_done(conn, VERSION)
-    return Cleaned(answers=sum(c["answers"] for c in changed.values()),
-                   facts=sum(c["facts"] for c in changed.values()))
+    for page, vec in zip(pages, vecs, strict=True):
+        if cleanup_rows.set_answer(conn, page["user_id"], int(page["id"]),
+                                   page["assistant_text"], page["new"]):
+            store.put_vector(conn, page["user_id"], "page", int(page["id"]), vec)
+            changed[page["user_id"]]["answers"] += 1
+    for owner, rows in by_user.items():
+        doomed = doomed_facts(rows, said)
+        if not doomed:
+            continue
+        for fid, (until, successor) in relinks(rows, doomed).items():
+            cleanup_rows.relink_fact(conn, owner, fid, until, successor)
+        persona_rows.delete_facts(conn, owner, sorted(doomed))
+        changed[owner]["facts"] += len(doomed)
+    for owner, counts in changed.items():  # each user's event log says what changed
+        store.log_event(conn, owner, "cleanup", dict(counts, reason="the app's own text"))
+    return dict(changed)

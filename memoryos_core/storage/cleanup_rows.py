@@ -1,7 +1,7 @@
 """The SQL of memory/cleanup.py: once per store, the app's own text taken out of stored memory.
 
-Store-wide on purpose, like re-embedding: it runs once when a store made by an earlier version
-is opened, for every user, and records that it ran in store_meta.
+Store-wide when a store made by an earlier version is opened (once, recorded in store_meta),
+like re-embedding; one user's rows after a version of theirs is restored.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .base import BaseStore
+from .base import row_dict
 from .db import Connection
 
 DONE_KEY = "app_text_cleaned"  # store_meta: the cleanup of the app's text ran (its version)
@@ -34,29 +34,38 @@ def is_new_store(conn: Connection) -> bool:
         and conn.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is None
 
 
-def pages_with_evidence(store: BaseStore) -> list[dict[str, Any]]:
-    """id, user_id, user_text, assistant_text of every exchange whose answer holds an
-    appended evidence line."""
-    return store.query("SELECT id, user_id, user_text, assistant_text FROM exchanges WHERE"
-                       " assistant_text LIKE ?", (EVIDENCE_MARK,))
+def _mine(user_id: str | None) -> tuple[str, tuple[str, ...]]:
+    """The SQL condition and parameter for one user's rows (every user's: None)."""
+    return ("", ()) if user_id is None else (" AND user_id = ?", (user_id,))
 
 
-def all_facts(store: BaseStore) -> list[dict[str, Any]]:
-    """Every fact of every user with its time, links and owner, by user then id."""
-    return store.query("SELECT id, user_id, kind, text, sources, valid_until, superseded_by,"
-                       " by_user FROM facts ORDER BY user_id, id")
+def pages_with_evidence(conn: Connection, user_id: str | None = None) -> list[dict[str, Any]]:
+    """id, user_id, user_text, assistant_text of each exchange (of one user, or of every user)
+    whose answer holds an appended evidence line."""
+    where, mine = _mine(user_id)
+    return [row_dict(r) for r in conn.execute(
+        "SELECT id, user_id, user_text, assistant_text FROM exchanges WHERE assistant_text LIKE"
+        f" ?{where} ORDER BY id", (EVIDENCE_MARK, *mine)).fetchall()]
 
 
-def user_texts(store: BaseStore, ids: Sequence[int]) -> dict[int, str]:
-    """The user side of some exchanges (of any user: the callers pass a user's own ids)."""
+def all_facts(conn: Connection, user_id: str | None = None) -> list[dict[str, Any]]:
+    """Each fact (of one user, or of every user) with its links and owner, by user then id."""
+    where, mine = _mine(user_id)
+    return [row_dict(r) for r in conn.execute(
+        "SELECT id, user_id, kind, text, sources, valid_until, superseded_by, by_user FROM"
+        f" facts WHERE 1 = 1{where} ORDER BY user_id, id", mine).fetchall()]
+
+
+def user_texts(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
+    """The user side of some exchanges (the callers pass a user's own ids)."""
     out: dict[int, str] = {}
     wanted = sorted({int(i) for i in ids})
     for start in range(0, len(wanted), 500):
         chunk = wanted[start:start + 500]
         marks = ",".join("?" * len(chunk))
-        for r in store.query(f"SELECT id, user_text FROM exchanges WHERE id IN ({marks})",
-                             chunk):
-            out[int(r["id"])] = str(r["user_text"])
+        for r in conn.execute(f"SELECT id, user_text FROM exchanges WHERE id IN ({marks})",
+                              chunk).fetchall():
+            out[int(r[0])] = str(r[1])
     return out
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..context import Context
 from ..errors import ImportFormatError, NotFound
+from ..memory import cleanup
 from ..storage import snapshots as rows
 from ..storage.db import Connection
 from ..storage.snapshots import EXCHANGE_COLUMNS, FACT_COLUMNS, PROFILE_COLUMNS, SEGMENT_COLUMNS
@@ -235,6 +236,8 @@ def restore(ctx: Context, user_id: str, version: int) -> Restored:
         before = snapshot(ctx, user_id, f"before restore of version {version}")
         rows.wipe_memory(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=True)
+        # a version of an earlier release may hold the app's text: cleaned as at opening
+        cleanup.clean_rows(ctx.store, ctx.embedder, conn, user_id)
         ctx.store.log_event(conn, user_id, "restore", {"version": version,
                                                        "saved_as": before["version"]})
     ctx.index.forget(user_id)  # the vector cache files held the replaced memory's vectors

@@ -143,8 +143,7 @@ def _old_store(engine):
 def test_a_store_of_an_earlier_version_is_cleaned_once_when_opened(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
     pages = _old_store(engine)
-    if engine.store.dialect == "sqlite":  # the old keyword index held the evidence line
-        engine.store.query("INSERT INTO exchanges_fts(exchanges_fts) VALUES ('rebuild')")
+    old_version = engine.snapshot("u1")["version"]  # a version holding the old rows
     reopened = make_engine(consolidation="extractive", analysis="extractive")
     answers = {p["user"]: p["assistant"] for p in reopened.recent_exchanges("u1")}
     assert answers["My cat Zorblax is grey."] == "Grey cats are calm."
@@ -167,6 +166,14 @@ def test_a_store_of_an_earlier_version_is_cleaned_once_when_opened(make_engine):
     assert events and events[0]["detail"]["answers"] == 2 and events[0]["detail"]["facts"] == 2
     # once: a third opening changes nothing
     assert cleanup.clean_app_text(reopened.store, reopened.ctx.embedder) is None
+    # a version of the old rows comes back cleaned too
+    reopened.restore("u1", old_version)
+    answers = {p["user"]: p["assistant"] for p in reopened.recent_exchanges("u1")}
+    assert answers["What colour is my cat?"] == "Lovely."
+    assert [f["text"] for f in reopened.state("u1")["long_term"]["assistant_facts"]] == [
+        "Grey cats are calm, I think."]
+    assert [p["id"] for p in reopened.search("u1", "Zorblax")["pages"] if p["by_words"]] == [
+        pages["My cat Zorblax is grey."]]
 
 
 def test_relinks_follow_past_deleted_facts():
