@@ -126,7 +126,8 @@ def classifier_scores(emb: Any) -> dict[str, Any]:
     labelled = sum(1 for t in texts if LABELS[t] is not None)
     wrong = [{"text": t, "label": LABELS[t], "got": g} for t, g in zip(texts, got, strict=True)
              if g != LABELS[t]]
-    return {"statements": len(texts), "labelled": labelled, "precision": round(right / said, 3),
+    return {"statements": len(texts), "labelled": labelled,
+            "precision": round(right / said, 3) if said else None,
             "recall": round(right / labelled, 3), "wrong": wrong}
 
 
