@@ -122,6 +122,25 @@ def first_sentences(text: str, max_chars: int = 160) -> str:
     return (cut[: end + 1] if end > 40 else cut.rsplit(" ", 1)[0] + "…").strip()
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# a full stop after these ends no sentence: "Dr. Okafor", "St. Mary's"
+_ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "prof", "jr", "sr", "mt", "no",
+                            "vs", "etc", "e.g", "i.e", "approx", "dept", "ave", "rd"})
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text, spaces collapsed; an abbreviation or an initial ends none."""
+    out: list[str] = []
+    for piece in _SENTENCE.split(text or ""):
+        piece = " ".join(piece.split())
+        last = out[-1].rsplit(" ", 1)[-1].rstrip(".").lower() if out else ""
+        if out and out[-1].endswith(".") and (last in _ABBREVIATIONS or len(last) == 1):
+            out[-1] = f"{out[-1]} {piece}"
+        elif piece:
+            out.append(piece)
+    return out
+
+
 def normalise(text: str) -> str:
     """Lower-case, collapse spaces and drop punctuation: the key for exact-duplicate facts."""
     return " ".join(words(text))

@@ -32,7 +32,8 @@ RETRY_TEMPERATURE = 0.8
 SCAFFOLD = ("user's message", "recent conversation:",
             "memory (what the user told you", "current time:", "answer the user's message")
 # a small model narrating the chat instead of taking part in it
-NARRATION = ("the user ", "the ai ", "the assistant ", "user asked", "assistant provided")
+NARRATION = ("the user ", "the user's ", "the ai ", "an ai ", "the assistant ", "user asked",
+             "assistant provided", "helpful ai", "helpful assistant", "your job")
 ECHO_LINE_WORDS = 4  # a prompt line this long said back (80% of its words) is an echo
 HOLDBACK_CHARS = 24  # shown this far behind the model: "The user thanked…" is cut unseen
 PLAIN_REPLY = {"chat": "I see. Tell me more?",

@@ -22,7 +22,7 @@ import numpy as np
 from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
-from ..text import STOP_WORDS, stem, stems_held, words
+from ..text import STOP_WORDS, sentences, stem, stems_held, words
 from .types import Retrieval
 
 DONT_REMEMBER = "I don't remember you telling me that."
@@ -34,9 +34,8 @@ FACT_COS = 0.3  # a fact retrieval put in the prompt (it scored, or is the asked
 FACT_BONUS = 0.1  # a fact is the distilled statement: it leads a page sentence saying the same
 NEAR_EQUAL = 0.08  # candidates this close to the best: the newest one answers (facts change)
 QUESTION_PENALTY = 0.5  # a question the user asked is rarely the answer to one
-MAX_SENTENCE_CHARS = 300
+MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # "me" is left out: "Can you give me ideas for dinner?" asks for help, not for memory
 FIRST_PERSON = frozenset({"i", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"})
 QUESTION_STARTS = frozenset({"what", "which", "who", "whom", "whose", "where", "when", "why",
@@ -98,12 +97,25 @@ def asks_about_user(question: str) -> bool:
     return "my" in said or "mine" in said or not _ADVICE.match(question)
 
 
+_TO_ASSISTANT = re.compile(r"\b(?:are|do|can|could|will|would|have|did|were)\s+you\b|^\s*how\s+"
+                           r"(?:are|is)\b", re.IGNORECASE)
+
+
+def addressed_to_assistant(question: str) -> bool:
+    """A question to the assistant about itself or asking it for something, with no word of
+    the user's own life: "How are you today?", "Can you give me soup ideas?"."""
+    return _TO_ASSISTANT.search(question) is not None \
+        and not any(w in FIRST_PERSON for w in words(question))
+
+
 def plan(embedder: Embedder, trace: Retrieval, question: str) -> Plan:
     """A question memory answers gets memory's sentence; a question on the user's life or on
     what memory names (its distinctive words found) that memory cannot answer gets "I don't
     remember"; other questions and small talk are the model's."""
     if not is_question(question):
         return Plan("chat")
+    if addressed_to_assistant(question):
+        return Plan("general")
     evidence = best_sentence(embedder, trace, question)
     if evidence is not None:
         return Plan("memory", evidence)
@@ -111,21 +123,9 @@ def plan(embedder: Embedder, trace: Retrieval, question: str) -> Plan:
     return Plan("memory") if asks_about_user(question) or named else Plan("general")
 
 
-_ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "prof", "jr", "sr", "mt", "no",
-                            "vs", "etc", "e.g", "i.e", "approx", "dept", "ave", "rd"})
-
-
 def _sentences(text: str) -> list[str]:
-    """The sentences of a text of three words or more ("Dr. Okafor" does not end one)."""
-    out: list[str] = []
-    for piece in _SENTENCE.split(text or ""):
-        piece = " ".join(piece.split())
-        last = (out[-1].rsplit(" ", 1)[-1].rstrip(".").lower() if out else "")
-        if out and out[-1].endswith(".") and (last in _ABBREVIATIONS or len(last) == 1):
-            out[-1] = f"{out[-1]} {piece}"  # an abbreviation or an initial, not a sentence end
-        elif piece:
-            out.append(piece)
-    return [s for s in out if len(s.split()) >= 3]
+    """The sentences of a text of three words or more."""
+    return [s for s in sentences(text) if len(s.split()) >= 3]
 
 
 def _candidates(trace: Retrieval) -> list[tuple[str, int | None, int | None, float | None]]:
@@ -144,7 +144,8 @@ def _candidates(trace: Retrieval) -> list[tuple[str, int | None, int | None, flo
             if any(p["id"] in f["sources"] and grounding(f["text"], s) >= 0.6
                    for f in replaced):
                 continue
-            out.append((s[:MAX_SENTENCE_CHARS], p["id"], None, p.get("timestamp")))
+            if len(s) <= MAX_SENTENCE_CHARS:
+                out.append((s, p["id"], None, p.get("timestamp")))
     return out
 
 

@@ -99,7 +99,7 @@ class ChatReply(TypedDict):
     """A chat turn without its trace."""
 
     answer: str
-    exchange_id: int
+    exchange_id: int | None  # None only for a turn stored nowhere (not over MCP)
     model: str
 
 

@@ -13,7 +13,7 @@ from ..errors import ModelError
 from ..llm.structured import call_structured
 from ..storage import correction_rows, persona_rows, segments, state_rows
 from ..storage.db import Connection
-from ..text import normalise
+from ..text import normalise, sentences
 from . import app_text, attributes, fact_history, profile_update
 from .grounding import content_words
 from .heat import heat_terms
@@ -223,7 +223,7 @@ def extractive_facts(chunk: list[dict[str, Any]]) -> dict[str, list[dict[str, An
     out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
     for page in chunk:
         for kind, text in (("user", page["user_text"]), ("assistant", page["assistant_text"])):
-            for sentence in re.split(r"(?<=[.!?])\s+", text):
+            for sentence in sentences(text):  # "Dr. Vasquez" is one sentence
                 sentence = sentence.strip()
                 if is_statement(sentence):
                     out[kind].append({"text": sentence, "sources": [int(page["id"])]})

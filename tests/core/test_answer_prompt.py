@@ -67,6 +67,7 @@ def _chat_with_facts(engine, facts: list[str], reply: str = "Good to know.") -> 
         engine.add_exchange("u1", user, reply, timestamp=start + n * DAY, maintain=False)
 
 
+@pytest.mark.real_model  # "blood type" is far from "physiotherapist" only by meaning
 def test_a_question_on_memory_is_answered_from_memory_without_the_small_model(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
     _chat_with_facts(engine, ["The weather was grey all morning.",

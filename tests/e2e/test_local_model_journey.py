@@ -53,6 +53,6 @@ def test_local_model_answers_a_chat_message(page: Page, user, local_model_url, f
     item = send_chat(page, "Hello! Please tell me a short fact about the sun.", timeout=240_000)
     answer = item.locator(".assistant .md").inner_text().strip()
     assert re.search(r"\w", answer), f"an empty answer: {answer!r}"
-    expect(item.locator(".assistant .who")).to_contain_text("smollm2")
+    expect(item.locator(".assistant .meta-model")).to_contain_text("smollm2")
     assert fake_openai.completions() == []  # the scripted endpoint was not asked
     screenshot(page, "chat-local-model")
