@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the module itself is loaded on first use
     from .transfer.reference_import import FolderImport, FolderPreview
 
 Progress = Callable[[int, int, str], None]
-UNITS = {"embedding": "exchanges", "consolidation": "batches", "analysis": "steps"}
+UNITS = {"embedding": "exchanges", "reading": "KB", "consolidation": "batches", "analysis": "steps"}
 
 
 def staged(progress: Progress | None,
@@ -376,7 +376,8 @@ class MemoryEngine(UserControl, Conversations):
     ) -> ImportReport:
         """Validate a dialogue (any supported format), admit it as one unit, then file it."""
         with self._user_lock(check_user(user_id)):
-            stages = staged(progress, {"embedding": (0, 30), "stored": (30, 35),
+            stages = staged(progress, {"embedding": (0, 30), "reading": (0, 30),
+                                       "stored": (30, 35),
                                        "consolidation": (35, 80), "analysis": (80, 100)})
             report = importing.import_dialogue(self.ctx, user_id, source, fmt, speaker,
                                                stages, select)

@@ -52,7 +52,9 @@ class ConversationPage(TypedDict):
 
 
 def _title(row: dict[str, Any]) -> str:
-    text = " ".join(str(row["first_user"] or row["first_assistant"] or "").split())
+    # an imported chat export keeps its own title in the source: "import:claude 0b7e · Title"
+    kept = str(row.get("source") or "").partition(" · ")[2]
+    text = " ".join((kept or str(row["first_user"] or row["first_assistant"] or "")).split())
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
 
 
@@ -133,7 +135,8 @@ class Conversations:
         current = conv_db.current(store, user_id)
         return ConversationPage(
             id=conversation_id, title=_title({"first_user": first["user_text"],
-                                              "first_assistant": first["assistant_text"]}),
+                                              "first_assistant": first["assistant_text"],
+                                              "source": first["source"]}),
             source=_kind(first["source"]), count=conv_db.count(store, user_id, conversation_id),
             current=current == conversation_id and conversation_id != conv_db.UNGROUPED,
             exchanges=[chat_view(r, traces.get(int(r["id"]))) for r in shown],

@@ -23,7 +23,7 @@ from ..llm import ChatModel, Embedder
 from ..storage.errors import database_errors
 from ..transfer.importers import FORMATS
 from . import cli_output
-from .cli_runtime import PROG, Runtime, note, out, read_document
+from .cli_runtime import PROG, Runtime, import_source, note, out
 from .cli_tools import cmd_backup, cmd_import_reference, cmd_mcp, cmd_reembed, cmd_serve_model
 
 # -- commands ---------------------------------------------------------------------------------
@@ -31,7 +31,7 @@ from .cli_tools import cmd_backup, cmd_import_reference, cmd_mcp, cmd_reembed, c
 
 def cmd_import(rt: Runtime) -> int:
     args = rt.args
-    source = read_document(args.path)  # before the engine exists: a missing file writes nothing
+    source = import_source(args.path)  # before the engine exists: a missing file writes nothing
     engine = rt.engine()
     if args.dry_run:
         preview = engine.preview_import(rt.user, source, args.format, args.speaker,
@@ -41,6 +41,7 @@ def cmd_import(rt: Runtime) -> int:
         else:
             out(f"format {preview['format']}: {preview['to_import']} of {preview['total']}"
                 f" exchanges would be imported, {len(preview['skipped'])} skipped")
+            out(*cli_output.recognised_lines(preview, "would be"))
             out(*(cli_output.clip(f"  {x['where']}: User: {x['user']} | Assistant:"
                                   f" {x['assistant']}", 110) for x in preview["sample"]))
             out(*(f"  skipped {x['where']}: {x['reason']}" for x in preview["skipped"][:20]))
@@ -62,6 +63,7 @@ def cmd_import(rt: Runtime) -> int:
     else:
         out(f"imported {report['imported']} of {report['total']} exchanges"
             f" (format {report['format']}), {len(report['skipped'])} skipped")
+        out(*cli_output.recognised_lines(report, "were"))
         for item in report["skipped"][:20]:
             out(f"  skipped {item['where']}: {item['reason']}")
         if len(report["skipped"]) > 20:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from ..answer.types import Retrieval
@@ -213,3 +214,18 @@ class ProgressBar:
             self.stream.write("\n")
             self.stream.flush()
             self.open = False
+
+
+def recognised_lines(result: Mapping[str, Any], verb: str) -> list[str]:
+    """What a chat export was recognised as and why, what was left out, its saved memories."""
+    seen = result.get("recognised")
+    if not seen:
+        return []
+    lines = [f"recognised {seen['label']}: {seen['why']}",
+             f"{result.get('conversations', 0)} conversations; {result.get('abandoned', 0)}"
+             f" messages on abandoned branches (edits, regenerations) {verb} left out"]
+    facts = result.get("facts") or {}
+    if facts.get("found"):
+        new = facts.get("new", facts.get("imported", 0))
+        lines.append(f"saved memories: {new} of {facts['found']} {verb} added as long-term facts")
+    return lines

@@ -88,3 +88,15 @@ def read_document(path: str) -> bytes:
     if len(data) > MAX_DOCUMENT_BYTES:
         raise InvalidInput(f"{path} is larger than {MAX_DOCUMENT_BYTES // 2**20} MB")
     return data
+
+
+def import_source(path: str) -> bytes | Path:
+    """What `memoryos import` reads: a file stays on disk (a large chat export is streamed
+    from it, the older formats are read whole up to 50 MB); '-' reads stdin."""
+    if path == "-":
+        return read_document(path)
+    file = Path(path)
+    if file.is_dir():
+        raise InvalidInput(f"{path} is a folder, not a file")
+    file.open("rb").close()  # a missing or unreadable file fails here, before the engine
+    return file

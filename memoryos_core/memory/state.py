@@ -45,6 +45,7 @@ class FactView(TypedDict):
     valid_until: float | None
     superseded_by: int | None
     by_user: bool
+    origin: str  # where an imported fact came from ("imported from Claude memory"), or ''
 
 
 class FactTimeline(FactView):
@@ -114,6 +115,7 @@ class Profile(TypedDict):
     notes: list[dict[str, Any]]  # imported notes as stored (kind, text, source, created_at)
     levels: int
     signal_dimensions: int
+    imported_facts: list[FactView]  # facts brought from another assistant's saved memories
 
 
 class ShortTermFill(TypedDict):
@@ -203,7 +205,8 @@ def fact_view(row: dict[str, Any]) -> FactView:
     return {"id": row["id"], "text": row["text"], "sources": json.loads(row["sources"]),
             "created_at": row["created_at"], "updated_at": row["updated_at"],
             "valid_from": row["valid_from"], "valid_until": row["valid_until"],
-            "superseded_by": row["superseded_by"], "by_user": bool(row.get("by_user"))}
+            "superseded_by": row["superseded_by"], "by_user": bool(row.get("by_user")),
+            "origin": str(row.get("origin") or "")}
 
 
 def fact_views(ctx: Context, user_id: str, kind: str) -> list[FactView]:
@@ -245,7 +248,10 @@ def build_profile(ctx: Context, user_id: str) -> Profile:
     notes = state_rows.note_rows(ctx.store, user_id)
     return {"families": families, "count": len(rows), "notes": notes,
             "levels": sum(1 for r in rows if r["level"]),
-            "signal_dimensions": sum(1 for r in rows if not r["level"])}
+            "signal_dimensions": sum(1 for r in rows if not r["level"]),
+            "imported_facts": [f for kind in ("user", "assistant")
+                               for f in fact_views(ctx, user_id, kind)
+                               if f["origin"] and not f["valid_until"]]}
 
 
 def build_state(ctx: Context, user_id: str) -> State:

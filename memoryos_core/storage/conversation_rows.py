@@ -30,6 +30,14 @@ def current(store: BaseStore, user_id: str, source: str = "chat") -> int | None:
     return None if value is None else int(value)
 
 
+def by_source(store: BaseStore, user_id: str, source: str) -> int | None:
+    """The conversation an earlier import of the same source conversation started, or None."""
+    value = store.scalar("SELECT conversation_id FROM exchanges WHERE user_id = ? AND source = ?"
+                         " AND conversation_id IS NOT NULL ORDER BY id LIMIT 1",
+                         (user_id, source))
+    return None if value is None else int(value)
+
+
 def listing(store: BaseStore, user_id: str, limit: int) -> Rows:
     """The user's conversations, newest first: id, first exchange (title, source), first and
     last time, exchange count."""

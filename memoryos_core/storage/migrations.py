@@ -358,4 +358,9 @@ MIGRATIONS: tuple[str, ...] = (
         VALUES (new.id, new.user_text, new.assistant_text);
     END;
     """,
+    # 11: where an imported fact came from (issue 34): "imported from Claude memory", shown
+    # with the fact; '' for facts the analysis made.
+    """
+    ALTER TABLE facts ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+    """,
 )

@@ -396,4 +396,8 @@ PG_MIGRATIONS: tuple[str, ...] = (
         WHERE f.user_id = exchanges.user_id AND f.kind = split_part(exchanges.source, ' ', 1);
     CREATE INDEX ix_exchanges_conversation ON exchanges(user_id, conversation_id, ts);
     """,
+    # 11: where an imported fact came from (SQLite migration 11).
+    """
+    ALTER TABLE facts ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+    """,
 )

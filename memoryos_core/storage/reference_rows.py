@@ -48,12 +48,13 @@ def insert_imported_page(
 
 
 def insert_imported_fact(conn: Connection, user_id: str, kind: str, text: str, norm: str,
-                         created_at: float, updated_at: float) -> int:
-    """A fact with no source pages, holding from when the reference stored it; returns its id."""
+                         created_at: float, updated_at: float, origin: str = "") -> int:
+    """A fact with no source pages, holding from when the reference stored it; returns its id.
+    `origin`: where it was imported from ("imported from Claude memory"), shown with it."""
     row = conn.execute(
         "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at,"
-        " valid_from) VALUES (?, ?, ?, ?, '[]', ?, ?, ?) RETURNING id",
-        (user_id, kind, text, norm, created_at, updated_at, created_at)).fetchone()
+        " valid_from, origin) VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?) RETURNING id",
+        (user_id, kind, text, norm, created_at, updated_at, created_at, origin)).fetchone()
     return int(row[0])
 
 

@@ -20,7 +20,8 @@ FACT_COLUMNS = ("id", "kind", "text", "norm", "sources", "created_at", "updated_
 FACT_TIME_COLUMNS = ("valid_from", "valid_until", "superseded_by")
 PROFILE_COLUMNS = ("dimension", "family", "level", "reason", "evidence", "updated_at")
 PROFILE_LATER = {"signals": "[]", "by_user": 0}  # columns newer documents hold: else the default
-FACT_LATER = {"by_user": 0}  # by_user: the user's correction (migration 9)
+# by_user: the user's correction (migration 9); origin: where an imported fact came from (11)
+FACT_LATER: dict[str, Any] = {"by_user": 0, "origin": ""}
 WIPED_TABLES = ("traces", "exchanges", "segments", "facts", "profile", "user_state", "notes")
 
 

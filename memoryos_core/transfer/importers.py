@@ -14,7 +14,8 @@ from typing import Any
 from ..errors import ImportFormatError
 
 FORMATS = ("auto", "playground", "locomo", "longmemeval", "chatgpt", "transcript",
-           "memoryos-export")
+           "memoryos-export", "claude", "openwebui", "librechat", "sillytavern", "gemini",
+           "openai-jsonl", "sharegpt", "claude-memories", "openmemory", "letta")
 MAX_DOCUMENT_BYTES = 50 * 1024 * 1024
 
 
@@ -78,9 +79,9 @@ def detect(doc: Any) -> str:
                 return "longmemeval"
             if "mapping" in first:
                 return "chatgpt"
-    raise ImportFormatError("unknown format: expected a Playground list, a LoCoMo conversation,"
-                            " a LongMemEval question, a ChatGPT conversations.json, a"
-                            " User:/Assistant: transcript or a memoryos export")
+    from .classify import READ
+
+    raise ImportFormatError(f"unknown format: this importer reads {READ}")
 
 
 def parse_time(value: Any, where: str) -> float | None:

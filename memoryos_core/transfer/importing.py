@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 from ..context import Context
@@ -16,13 +17,12 @@ from ..memory.admission import NewExchange, admit, check_exchange
 from ..memory.reports import AnalysisReport
 from ..storage import exchanges as rows_db
 from ..storage import lookup
-from . import importers, versions
+from . import chat_import, importers, versions
+from .fitting import fit_text
 from .longmemeval import parse_longmemeval
 
 Progress = Callable[[int, int, str], None]
 EMBED_BATCH = 64
-CUT_NOTE = " [... cut: {:,} more characters not stored]"
-CUT_AT_SPACE = 200  # a cut backs up to a space this close, so it does not split a word
 
 
 
@@ -70,6 +70,10 @@ class Preview(TypedDict):
     export_counts: NotRequired[dict[str, int]]  # an export document's sizes
     chosen: NotRequired[Chosen | None]
     max_text_chars: NotRequired[int]
+    recognised: NotRequired[dict[str, str]]  # a chat export: format, label, why
+    conversations: NotRequired[int]
+    abandoned: NotRequired[int]  # messages on branches the user did not see (left out)
+    facts: NotRequired[dict[str, Any]]  # saved memories: found, new, sample
 
 
 class ImportOutcome(TypedDict):
@@ -87,6 +91,10 @@ class ImportOutcome(TypedDict):
     consolidation_batches: NotRequired[int]  # the engine's: pages filed after the import
     analysis: NotRequired[AnalysisReport]
     analysis_deferred: NotRequired[bool]
+    recognised: NotRequired[dict[str, str]]
+    conversations: NotRequired[int]
+    abandoned: NotRequired[int]
+    facts: NotRequired[dict[str, Any]]  # saved memories: found, imported
 
 
 class ImportReport(ImportOutcome):
@@ -111,26 +119,6 @@ def parse(doc: Any, fmt: str, speaker: str | None = None, select: str | None = N
             raise ImportFormatError("a transcript must be plain text")
         return importers.parse_transcript(doc)
     raise ImportFormatError(f"unknown format {fmt!r}; use one of {', '.join(importers.FORMATS)}")
-
-
-def fit_text(text: str, limit: int) -> tuple[str, int]:
-    """A text over the limit cut to fit it with a visible note; (text, characters left out).
-
-    Cut, not stored whole: the other ways in (chat, add_exchange) keep texts within
-    max_text_chars, the embedder reads only a page's first 256 tokens, and the consolidation
-    and analysis prompts carry page texts. The note counts toward the limit.
-    """
-    text = text.strip()
-    if len(text) <= limit:
-        return text, 0
-    keep = limit - len(CUT_NOTE.format(len(text)))
-    if keep <= 0:  # a limit too small for the note: the report still lists the cut
-        return text[:limit], len(text) - limit
-    start = max(0, keep - CUT_AT_SPACE)
-    window = text[start : keep + 1]
-    space = max(window.rfind(" "), window.rfind("\n"))
-    head = text[: start + space if space > 0 else keep].rstrip()
-    return head + CUT_NOTE.format(len(text) - len(head)), len(text) - len(head)
 
 
 def _chosen(doc: Any, fmt: str, select: str | None) -> Chosen | None:
@@ -214,10 +202,54 @@ def _cut_text(c: dict[str, Any], exchange_id: int | None = None) -> CutText:
                    chars=c["chars"], cut=c["cut"])
 
 
+def recognise(source: Any, fmt: str) -> tuple[Any, Any]:
+    """(the chat export recognised, or None; the source for the older readers).
+
+    Recognition reads the content (container, then parsed keys), never the file name."""
+    from .classify import CHAT_FORMATS, MEMORY_FORMATS, classify
+
+    chat = CHAT_FORMATS + MEMORY_FORMATS
+    if fmt not in ("auto", *chat):
+        return None, _bytes(source)
+    try:
+        rec = classify(source)
+    except ImportFormatError:
+        text = source.lstrip(b"\xef\xbb\xbf \t\r\n") if isinstance(source, bytes) else source
+        if (isinstance(text, bytes | str) and text[:1] in ("[", "{", b"[", b"{")
+                and len(text) <= importers.MAX_DOCUMENT_BYTES):
+            importers.load_source(source)  # its clearer message for broken JSON, if it has one
+        raise
+    if fmt != "auto" and rec.format != fmt:
+        raise ImportFormatError(f"the file is not {fmt}: {rec.why}")
+    if rec.format == "legacy":
+        if rec.container.member is not None:  # a ChatGPT export inside a ZIP
+            with rec.container.open() as fp:
+                return None, _capped(fp.read(importers.MAX_DOCUMENT_BYTES + 1))
+        return None, _bytes(source)
+    return rec, None
+
+
+def _capped(data: bytes) -> bytes:
+    if len(data) > importers.MAX_DOCUMENT_BYTES:
+        raise ImportFormatError("the document is larger than 50 MB")
+    return data
+
+
+def _bytes(source: Any) -> Any:
+    """A file path's bytes (older readers load the whole document); other sources as given."""
+    if isinstance(source, Path):
+        with source.open("rb") as fp:
+            return _capped(fp.read(importers.MAX_DOCUMENT_BYTES + 1))
+    return source
+
+
 def preview(ctx: Context, user_id: str, source: Any, fmt: str = "auto",
             speaker: str | None = None, select: str | None = None,
             limit: int = 20) -> Preview:
     """What an import would do, with the first exchanges, writing nothing."""
+    rec, source = recognise(source, fmt)
+    if rec is not None:
+        return chat_import.preview(ctx, user_id, rec, limit)  # type: ignore[return-value]
     plan = prepare(ctx, user_id, source, fmt, speaker, select)
     if plan["format"] == "memoryos-export":  # not an addition: the whole memory is replaced
         return {"format": plan["format"], "total": plan["total"], "to_import": plan["total"],
@@ -237,7 +269,12 @@ def import_dialogue(
     ctx: Context, user_id: str, source: Any, fmt: str = "auto", speaker: str | None = None,
     progress: Progress | None = None, select: str | None = None,
 ) -> ImportReport:
-    """Admit every valid exchange of a document in one transaction; report what was skipped."""
+    """Admit every valid exchange of a document in one transaction; report what was skipped.
+
+    A chat export (Claude, Open WebUI, ...) is streamed instead: chat_import.run."""
+    rec, source = recognise(source, fmt)
+    if rec is not None:
+        return chat_import.run(ctx, user_id, rec, progress)  # type: ignore[return-value]
     plan = prepare(ctx, user_id, source, fmt, speaker, select)
     if plan["format"] == "memoryos-export":
         result = versions.replace_with_export(ctx, user_id, plan["document"])

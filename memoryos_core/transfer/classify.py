@@ -1,0 +1,238 @@
+"""Which export a file is, by its container and the parsed keys of its first element.
+
+The order of the checks is the key-signature table of shared/formats/export_formats.md (0.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ImportFormatError
+from .chat_common import arr, obj
+from .sniff import (
+    Container,
+    basename,
+    first_element,
+    first_lines,
+    head_text,
+    is_jsonl,
+    load_object,
+    open_container,
+)
+
+LABELS = {
+    "claude": "Claude.ai export", "openwebui": "Open WebUI chat export",
+    "librechat": "LibreChat conversation", "sillytavern": "SillyTavern chat (.jsonl)",
+    "gemini": "Gemini Apps activity (Google Takeout)", "openai-jsonl": "OpenAI chat JSONL",
+    "sharegpt": "ShareGPT conversations", "claude-memories": "Claude saved memories",
+    "openmemory": "OpenMemory export", "letta": "Letta agent file",
+}
+CHAT_FORMATS = ("claude", "openwebui", "librechat", "sillytavern", "gemini", "openai-jsonl",
+                "sharegpt")
+MEMORY_FORMATS = ("claude-memories", "openmemory", "letta")
+READ = ("a Claude.ai export (the ZIP or its conversations.json), a ChatGPT conversations.json,"
+        " an Open WebUI chat export, a LibreChat conversation (.json), a SillyTavern chat"
+        " (.jsonl), Gemini Apps activity from Google Takeout (MyActivity.json), OpenAI chat"
+        " JSONL, ShareGPT conversations, saved memories (Claude memories.json, an OpenMemory"
+        " export, a Letta agent file), a Playground list, LoCoMo, LongMemEval, a"
+        " User:/Assistant: transcript or a memoryos export")
+
+
+@dataclass(frozen=True)
+class Recognised:
+    """What a file was recognised as, and why (the preview says both)."""
+
+    format: str  # a key of LABELS, or "legacy" (the formats importers.detect names)
+    why: str
+    container: Container
+    shape: str = "array"  # "array", "object", "jsonl"
+    doc: Any = None  # a whole object already loaded (shape "object")
+    memories: str | None = None  # a Claude ZIP's memories.json member, read too
+
+    @property
+    def label(self) -> str:
+        """The format's name as people know it."""
+        return LABELS.get(self.format, self.format)
+
+
+def _keys(value: Any) -> str:
+    return ", ".join(sorted(value)[:12]) if isinstance(value, dict) else type(value).__name__
+
+
+def unknown(found: str) -> ImportFormatError:
+    """The clear error for a shape no reader knows, naming what was found and what is read."""
+    return ImportFormatError(f"unknown format: {found}. This importer reads {READ}")
+
+
+def _is_sharegpt(item: dict[str, Any]) -> bool:
+    turns = arr(item.get("conversations"))
+    return bool(turns) and all(isinstance(t, dict) and "from" in t and "value" in t
+                               for t in turns[:3])
+
+
+def _is_gemini(item: dict[str, Any]) -> bool:
+    return ({"header", "title", "time"} <= item.keys()
+            and (item.get("header") == "Gemini Apps" or "Gemini Apps" in arr(item.get("products"))))
+
+
+def _element(first: Any, container: Container, where: str) -> Recognised | None:
+    """The format of a list by its first element's keys (None: a format importers.detect reads)."""
+    if not isinstance(first, dict):
+        raise unknown(f"{where} is a list whose first element is {_keys(first)}")
+    if isinstance(first.get("chat_messages"), list) and "uuid" in first:
+        return Recognised("claude", f"{where}: its first element has 'chat_messages' and 'uuid'",
+                          container)
+    if "mapping" in first:
+        return None  # ChatGPT: the existing reader
+    if isinstance(first.get("chat"), dict) and ("history" in first["chat"]
+                                                 or "messages" in first["chat"]):
+        return Recognised("openwebui", f"{where}: its first element has 'chat' with"
+                          " 'history'", container)
+    history = obj(first.get("history"))
+    if isinstance(history.get("messages"), dict) and "currentId" in history:
+        return Recognised("openwebui", f"{where}: its first element has 'history.messages' and"
+                          " 'history.currentId' (a bare Open WebUI chat)", container)
+    if _is_gemini(first):
+        return Recognised("gemini", f"{where}: its first element has 'header' \"Gemini Apps\","
+                          " 'title' and 'time'", container)
+    if _is_sharegpt(first):
+        return Recognised("sharegpt", f"{where}: its first element has 'conversations' of"
+                          " {from, value}", container)
+    if "conversations_memory" in first or "project_memories" in first:
+        return Recognised("claude-memories", f"{where}: its first element has"
+                          " 'conversations_memory'", container)
+    if isinstance(first.get("messages"), list) and all(
+            isinstance(m, dict) and "role" in m for m in first["messages"][:3]):
+        return Recognised("openai-jsonl", f"{where}: its first element has 'messages' of"
+                          " {role, content}", container)
+    if {"user_input", "agent_response", "conversation", "haystack_sessions"} & first.keys():
+        return None
+    raise unknown(f"{where} is a list whose first element has the keys {_keys(first)}")
+
+
+def _object(doc: Any, container: Container, where: str) -> Recognised | None:
+    """The format of a single JSON object by its keys (None: importers.detect reads it)."""
+    if not isinstance(doc, dict):
+        raise unknown(f"{where} is {_keys(doc)}")
+
+    def found(fmt: str, why: str) -> Recognised:
+        return Recognised(fmt, f"{where}: {why}", container, "object", doc)
+
+    if isinstance(doc.get("agents"), list) and isinstance(doc.get("blocks"), list):
+        return found("letta", "a top object with 'agents' and 'blocks' (agent file v2)")
+    if {"agent_type", "core_memory", "messages"} <= doc.keys():
+        return found("letta", "a top object with 'agent_type', 'core_memory' and 'messages'"
+                     " (agent file v1)")
+    if "conversationId" in doc and ("messages" in doc or "messagesTree" in doc):
+        return found("librechat", "a top object with 'conversationId' and 'messages'")
+    if {"export_meta", "memories"} <= doc.keys():
+        return found("openmemory", "a top object with 'export_meta' and 'memories'")
+    if "chunkedPrompt" in doc:
+        raise ImportFormatError("this is a Google AI Studio prompt file; it is not read. " + READ)
+    if isinstance(doc.get("chat_messages"), list) and "uuid" in doc:
+        return found("claude", "a top object with 'chat_messages' and 'uuid' (one"
+                     " conversation)")
+    history = obj(doc.get("history")) or obj(obj(doc.get("chat")).get("history"))
+    if isinstance(history.get("messages"), dict):
+        return found("openwebui", "a top object with 'history.messages' (one chat)")
+    if _is_sharegpt(doc):
+        return found("sharegpt", "a top object with 'conversations' of {from, value}")
+    if {"format", "conversation", "haystack_sessions", "mapping"} & doc.keys():
+        return None
+    raise unknown(f"{where} is an object with the keys {_keys(doc)}")
+
+
+def _jsonl(container: Container) -> Recognised:
+    """The format of a JSONL file by its first line's keys."""
+    import json
+
+    first = json.loads(first_lines(container, 1)[0])
+    keys = first.keys()
+    if "mes" not in keys and keys & {"user_name", "character_name", "chat_metadata"}:
+        return Recognised("sillytavern", "JSONL whose first line is a SillyTavern header"
+                          " ('user_name', 'character_name')", container, "jsonl")
+    if {"mes", "is_user"} <= keys:
+        return Recognised("sillytavern", "JSONL whose lines have 'mes' and 'is_user'"
+                          " (no header line)", container, "jsonl")
+    if _is_sharegpt(first):
+        return Recognised("sharegpt", "JSONL whose first line has 'conversations' of"
+                          " {from, value}", container, "jsonl")
+    if "custom_id" in keys and "body" in keys:
+        raise ImportFormatError("this is an OpenAI Batch input: it holds requests, not"
+                                " conversations, so nothing is imported")
+    if isinstance(first.get("messages"), list):
+        return Recognised("openai-jsonl", "JSONL whose lines have 'messages' of {role,"
+                          " content}", container, "jsonl")
+    if {"content", "state"} <= keys and "id" in keys:
+        return Recognised("openmemory", "JSONL whose lines have 'id', 'content' and 'state'"
+                          " (OpenMemory memories.jsonl)", container, "jsonl")
+    raise unknown(f"a JSONL file whose first line has the keys {_keys(first)}")
+
+
+def _zip(container: Container) -> Recognised:
+    """The format of a ZIP archive by its members' names and their content's keys."""
+    by_name: dict[str, list[str]] = {}
+    for name in container.members:
+        by_name.setdefault(basename(name), []).append(name)
+    memories = by_name.get("memories.json", [None])[0]
+    for member in sorted(by_name.get("conversations.json", [])):
+        inner = container.with_member(member)
+        got = _element(first_element(inner), inner, f"{member} in the ZIP")
+        if got is None:
+            return Recognised("legacy", f"{member} in the ZIP is a ChatGPT export", inner)
+        if got.format == "claude":
+            extra = " and 'memories.json'" if memories else ""
+            return Recognised("claude", got.why + extra, inner, memories=memories)
+        return got
+    if memories is not None:
+        inner = container.with_member(memories)
+        head = head_text(inner, 256).lstrip()
+        if head.startswith("{"):
+            got = _object(load_object(inner), inner, f"{memories} in the ZIP")
+            if got is None:
+                raise unknown(f"{memories} in the ZIP")
+            return got
+        got = _element(first_element(inner), inner, f"{memories} in the ZIP")
+        if got is not None:
+            return got
+    for name in ("myactivity.json", "memories.jsonl.gz"):
+        for member in by_name.get(name, []):
+            inner = container.with_member(member)
+            return classify_container(inner, f"{member} in the ZIP")
+    if any(n.endswith(("short_term.json", "mid_term.json")) for n in by_name):
+        raise ImportFormatError("this ZIP is a MemoryOS data folder: use 'Import a MemoryOS"
+                                " data folder' (memoryos import-reference) instead")
+    shown = ", ".join(sorted(by_name)[:8]) or "nothing"
+    raise unknown(f"a ZIP archive holding {shown}")
+
+
+def classify_container(container: Container, where: str = "the file") -> Recognised:
+    """Recognise a document (None-format 'legacy' for the formats importers.detect reads)."""
+    if container.members and container.member is None:
+        return _zip(container)
+    head = head_text(container, 4096).lstrip()
+    if head.startswith("<"):
+        raise ImportFormatError("this looks like HTML (a Takeout MyActivity.html?): export"
+                                " Gemini Apps activity as JSON instead. " + READ)
+    if not head.startswith(("[", "{")):
+        return Recognised("legacy", f"{where} is plain text", container)
+    if is_jsonl(container):
+        return _jsonl(container)
+    if head.startswith("["):
+        got = _element(first_element(container), container, where)
+        return got or Recognised("legacy", f"{where} is a list importers.detect reads",
+                                 container)
+    doc = load_object(container)
+    return _object(doc, container, where) or Recognised("legacy", f"{where} is a document"
+                                                        " importers.detect reads", container,
+                                                        "object", doc)
+
+
+def classify(source: bytes | str | Path) -> Recognised:
+    """Recognise an upload, a pasted text or a file by content, never by its name."""
+    container = open_container(source)
+    if not container.members and container.size == 0:
+        raise ImportFormatError("the document is empty")
+    return classify_container(container)
