@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
 from typing import Any
 
-from . import common, locomo_scoring
+from memoryos_core.evaluation import scoring as locomo_scoring
+
+from . import common
 
 SYSTEM = ("You answer questions about a long conversation between two people, using only the"
           " context below ('User' and 'Assistant' are the two speakers). Reply with a short"
@@ -60,18 +61,7 @@ class Answerer:
 
 def aggregate(recs: list[dict[str, Any]], categories: dict[int, str]) -> dict[str, Any]:
     """Mean F1 / BLEU-1 overall and by category, answer latency, errors."""
-    out: dict[str, Any] = {
-        "f1": round(statistics.fmean(r["f1"] for r in recs), 4),
-        "bleu1": round(statistics.fmean(r["bleu1"] for r in recs), 4),
-        "answer_p50_ms": round(common.percentile([r["answer_ms"] for r in recs], 50), 1),
-        "answer_p95_ms": round(common.percentile([r["answer_ms"] for r in recs], 95), 1),
-        "answer_errors": sum(1 for r in recs if r.get("error")),
-        "f1_by_category": {}, "stemmer": locomo_scoring.STEMMER}
-    for cat, name in categories.items():
-        sub = [r["f1"] for r in recs if r["category"] == cat]
-        if sub:
-            out["f1_by_category"][name] = round(statistics.fmean(sub), 4)
-    return out
+    return locomo_scoring.answer_summary(recs, categories, common.percentile)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

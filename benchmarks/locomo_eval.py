@@ -20,175 +20,32 @@ Nothing is tuned per question. --answer adds an answering model and the official
 from __future__ import annotations
 
 import json
-import re
-import statistics
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from . import common, flat_baselines, locomo_answer
+from memoryos_core.evaluation import harness
+from memoryos_core.evaluation.conversation import STRATEGIES, Conversation
+from memoryos_core.evaluation.conversation import import_conversation as _import
+from memoryos_core.evaluation.data import CATEGORIES, Sample
 
-STRATEGIES = ("memoryos", "flat-hybrid", "flat-hybrid-filtered", "flat", "recent", "full")
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-DIA = re.compile(r"D\d+:\d+")
+from . import common, locomo_answer
 
-
-def evidence_ids(qa: dict[str, Any]) -> list[str]:
-    """The dia_ids of a question's evidence (some entries hold several, e.g. 'D8:6; D9:17')."""
-    out: list[str] = []
-    for item in qa.get("evidence") or []:
-        out += [d for d in DIA.findall(str(item)) if d not in out]
-    return out
-
-
-def line(row: dict[str, Any]) -> str:
-    """One exchange as the product's page lines read (time, user, assistant)."""
-    from memoryos_core.memory.prompts import when
-
-    return f"[{when(row['ts'])}] User: {row['user_text']} | Assistant: {row['assistant_text']}"
-
-
-class Conversation:
-    """One imported conversation: its exchanges, short-term ids and dia_id -> exchange map."""
-
-    def __init__(self, engine: Any, user: str, report: dict[str, Any]) -> None:
-        from memoryos_core.answer.recent import fit_recent, recent_budget, recent_tokens
-        from memoryos_core.text import count_tokens
-
-        self.engine, self.user, self.report = engine, user, report
-        self.rows = engine.store.query(
-            "SELECT id, user_text, assistant_text, ts, tier FROM exchanges WHERE user_id = ?"
-            " ORDER BY ts, id", (user,))
-        self.by_id = {r["id"]: r for r in self.rows}
-        self.tokens = {r["id"]: count_tokens(line(r)) for r in self.rows}
-        # the recent exchanges as the product's prompt shows them (long sides shortened); a
-        # shortened exchange no longer counts as evidence in context: its text may be cut away
-        fitted = fit_recent([r for r in self.rows if r["tier"] == "short"],
-                            recent_budget(engine.config))
-        self.short = [r["id"] for r in fitted if not r["shortened"]]
-        self.short_all = [r["id"] for r in fitted]  # every short-term row: never a page
-        self.short_text = "\n".join(line(r) for r in fitted)
-        self.short_tokens = recent_tokens(fitted)
-        self.now: float | None = None  # when the questions are asked (None: the current time)
-        self.last_parts: dict[str, int] = {}
-        self.fact_sources: set[int] = set()
-        self.dia: dict[str, int] = {}
-        for ex_id, refs in report["refs"].items():
-            for ref in str(refs).split(","):
-                self.dia[ref.strip()] = int(ex_id)
-
-    def context(self, strategy: str, question: str, budget: int, window: int,
-                target: int = 0) -> tuple[set[int], int, str, float]:
-        """(exchange ids in context, context tokens, context text, seconds) for a strategy.
-
-        `target` is the product's token count for this question: the flat baselines fill to it.
-        """
-        t0 = time.perf_counter()
-        short_text = self.short_text
-        if strategy == "memoryos":
-            trace = self.engine.retrieve(self.user, question, record=False, strategy=strategy,
-                                         token_budget=budget, now=self.now)
-            ids = {p["id"] for p in trace["pages"] if p["selected"]}
-            tokens = sum(p["tokens"] for p in trace["prompt_parts"]) + self.short_tokens
-            text = trace["memory_block"] + "\n## Recent conversation\n" + short_text
-            self.last_parts = {p["name"]: p["tokens"] for p in trace["prompt_parts"]}
-            # facts carry their source pages: a looser hit, reported apart
-            self.fact_sources = {s for kind in ("user", "assistant") for f in trace["facts"][kind]
-                                 if f"- {f['text']}" in trace["memory_block"]
-                                 for s in f["sources"]}
-            return ids | set(self.short), tokens, text, time.perf_counter() - t0
-        if strategy in ("flat", "flat-hybrid", "flat-hybrid-filtered"):
-            mid = {i: r for i, r in self.by_id.items() if r["tier"] == "mid"}
-            ids, tokens, text = flat_baselines.context(
-                strategy, self.engine, self.user, question, mid, self.short_all,
-                self.short_tokens, target)
-            ids = (ids - set(self.short_all)) | set(self.short)
-            text += "\n## Recent conversation\n" + short_text
-            return ids, tokens, text, time.perf_counter() - t0
-        if strategy == "recent":
-            return set(self.short), self.short_tokens, short_text, time.perf_counter() - t0
-        ids, used = [], 0
-        for row in reversed(self.rows):  # full context: most recent first, until the window
-            need = self.tokens[row["id"]]
-            if used + need > window:
-                break
-            ids.append(row["id"])
-            used += need
-        text = "\n".join(line(self.by_id[i]) for i in reversed(ids))
-        return set(ids), used, text, time.perf_counter() - t0
+__all__ = ["CATEGORIES", "STRATEGIES", "Conversation", "import_conversation", "main", "run"]
 
 
 def import_conversation(path: Path, conv: dict[str, Any], mode: str, data: Path, emb: Any,
                         model: Any) -> tuple[Conversation, dict[str, Any]]:
-    """A fresh engine per (conversation, mode); the conversation imported and consolidated."""
-    user = str(conv.get("sample_id") or path.stem)
-    engine = common.make_engine(data, model=model, emb=emb, consolidation=mode, analysis=mode)
-    with common.Timer() as t:
-        report = engine.import_dialogue(user, path.read_bytes(), fmt="locomo",
-                                        select=conv.get("sample_id"))
-    usage = engine.usage(user)
-    info = {"sample_id": user, "mode": mode, "imported": report["imported"],
-            "skipped": len(report["skipped"]), "import_s": round(t.s, 2),
-            "model_calls": {k: v["calls"] for k, v in usage.items()},
-            "memory": common.memory_counts(engine.state(user))}
-    return Conversation(engine, user, report), info
+    """A fresh engine per (conversation, mode), the conversation of `path` imported (the
+    package's import, for the answer benchmark)."""
+    sample = Sample(str(conv.get("sample_id") or path.stem), conv, path.read_bytes(),
+                    qa=list(conv.get("qa") or []))
+    return _import(sample, mode, data, emb, model)
 
 
-def evaluate(conv: Conversation, qas: list[dict[str, Any]], budget: int, window: int,
-             answerer: Any = None) -> list[dict[str, Any]]:
-    """One record per (question, strategy): recall, tokens, and answer scores when asked."""
-    records = []
-    for q_no, qa in enumerate(qas):
-        wanted = evidence_ids(qa)
-        mapped = sorted({conv.dia[d] for d in wanted if d in conv.dia})
-        target = 0
-        for strategy in STRATEGIES:  # memoryos first: its token count is the others' target
-            ids, tokens, text, secs = conv.context(strategy, str(qa["question"]), budget, window,
-                                                   target)
-            if strategy == "memoryos":
-                target = tokens
-            rec = {"sample_id": conv.user, "q": q_no, "category": int(qa.get("category", 0)),
-                   "strategy": strategy, "evidence": len(wanted), "mapped": len(mapped),
-                   "recall": (sum(1 for i in mapped if i in ids) / len(mapped)) if mapped
-                   else None, "tokens": tokens, "context_ms": round(secs * 1000, 2)}
-            if strategy == "memoryos":
-                rec["parts"] = conv.last_parts
-                hit = ids | conv.fact_sources
-                rec["recall_with_facts"] = (sum(1 for i in mapped if i in hit) / len(mapped)
-                                            if mapped else None)
-            if answerer is not None:
-                rec.update(answerer.answer(qa, text))
-            records.append(rec)
-    return records
-
-
-def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per strategy: overall / per-category recall, median tokens, answer scores."""
-    out: dict[str, Any] = {}
-    for strategy in STRATEGIES:
-        recs = [r for r in records if r["strategy"] == strategy]
-        scored = [r for r in recs if r["recall"] is not None]
-        entry: dict[str, Any] = {
-            "questions": len(recs), "with_evidence": len(scored),
-            "recall": round(statistics.fmean(r["recall"] for r in scored), 4) if scored else None,
-            "median_tokens": statistics.median(r["tokens"] for r in recs) if recs else None,
-            "context_p50_ms": round(common.percentile([r["context_ms"] for r in recs], 50), 2),
-            "recall_with_fact_sources": round(statistics.fmean(
-                r["recall_with_facts"] for r in scored), 4) if scored and
-            "recall_with_facts" in scored[0] else None,
-            "median_part_tokens": {name: statistics.median(r["parts"].get(name, 0) for r in recs)
-                                   for name in sorted({n for r in recs for n in r.get("parts",
-                                                                                    {})})},
-            "by_category": {}}
-        for cat, name in CATEGORIES.items():
-            sub = [r for r in scored if r["category"] == cat]
-            if sub:
-                entry["by_category"][name] = round(statistics.fmean(r["recall"] for r in sub), 4)
-        if recs and "f1" in recs[0]:
-            entry.update(locomo_answer.aggregate(recs, CATEGORIES))
-        out[strategy] = entry
-    return out
+def _records(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The package's records without their context lines (the reasons stay): result files of
+    whole data sets stay readable; `memoryos eval --out` keeps everything."""
+    return [{k: v for k, v in r.items() if k != "context"} for r in recs]
 
 
 def plot(summary: dict[str, Any], name: str, out: Path | None) -> str | None:
@@ -239,16 +96,19 @@ def run(paths: list[str] | None = None, modes: tuple[str, ...] = ("extractive",)
     result["modes"] = {}
     for mode in modes:
         records, imports = [], []
-        with tempfile.TemporaryDirectory(prefix="memoryos-bench-") as tmp:
-            for n, (path, conv) in enumerate(convs):
-                model = common.instant_model() if mode == "extractive" else llm_model
-                c, info = import_conversation(path, conv, mode, Path(tmp) / f"d{n}", emb, model)
-                imports.append(info)
-                qas = [qa for qa in conv.get("qa", [])
-                       if int(qa.get("category", 0)) in categories][::question_stride]
-                records += evaluate(c, qas, budget, window, answerer)
-                c.engine.store.close()
-        summary = aggregate(records)
+        left = conversations
+        for path in sorted({str(p) for p, _ in convs}, key=[str(p) for p, _ in convs].index):
+            if left is not None and left <= 0:
+                break
+            # the package's harness on the product path, a throwaway memory per conversation
+            body = harness.run(Path(path).read_bytes(), Path(path).stem, emb, budget=budget,
+                               window=window, categories=categories, stride=question_stride,
+                               limit=left, mode=mode, answerer=answerer, model=llm_model)
+            imports += body["imports"]
+            records += _records(body["records"])
+            if left is not None:
+                left -= len(body["imports"])
+        summary = harness.aggregate(records)
         prod, flat = summary["memoryos"]["recall"], summary["flat"]["recall"]
         hybrid = summary["flat-hybrid"]["recall"]
         filtered = summary["flat-hybrid-filtered"]["recall"]

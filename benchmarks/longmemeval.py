@@ -12,13 +12,13 @@ question.
 from __future__ import annotations
 
 import json
-import statistics
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from memoryos_core.evaluation import harness
+
 from . import common, locomo_eval
-from .longmemeval_data import load_longmemeval, question_time, to_locomo
+from .longmemeval_data import load_longmemeval
 
 
 def run(paths: list[str] | None = None, limit: int | None = None, stride: int = 1,
@@ -27,29 +27,20 @@ def run(paths: list[str] | None = None, limit: int | None = None, stride: int = 
         write: bool = True) -> dict[str, Any]:
     """Import each question's history, assemble each strategy's context, aggregate by type."""
     emb = emb or common.embedder()
-    questions = [q for p in (paths or [None]) for q in load_longmemeval(p)][::stride]
-    questions = questions[: limit or None]
+    questions = [q for p in (paths or [None]) for q in load_longmemeval(p)]
+    picked = questions[::stride][: limit or None]
     result = common.envelope(
-        "longmemeval", {"files": paths or ["default"], "questions": len(questions),
+        "longmemeval", {"files": paths or ["default"], "questions": len(picked),
                         "stride": stride, "token_budget": budget, "mode": mode,
                         "strategies": list(locomo_eval.STRATEGIES),
                         "now": "question_date"},
         {"embedder": emb.name})
-    records: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="memoryos-lme-") as tmp:
-        for n, question in enumerate(questions):
-            sample = to_locomo(question)
-            path = Path(tmp) / f"q{n}.json"
-            path.write_text(json.dumps([sample]), encoding="utf-8")
-            conv, _ = locomo_eval.import_conversation(path, sample, mode, Path(tmp) / f"d{n}",
-                                                      emb, common.instant_model())
-            conv.now = question_time(question)
-            for rec in locomo_eval.evaluate(conv, sample["qa"], budget, window):
-                rec["question_type"] = str(question.get("question_type"))
-                records.append(rec)
-            conv.engine.store.close()
-    result["summary"] = locomo_eval.aggregate(records)
-    result["by_type"] = by_type(records)
+    # the package's harness: each question's history in a throwaway memory of its own
+    body = harness.run(json.dumps(questions).encode("utf-8"), "longmemeval", emb, budget=budget,
+                       window=window, stride=stride, limit=limit, mode=mode)
+    records = locomo_eval._records(body["records"])
+    result["summary"] = harness.aggregate(records)
+    result["by_type"] = harness.by_type(records)
     s = result["summary"]
     result["recall_vs_flat_hybrid"] = common.ratio(s["memoryos"]["recall"] or 0,
                                                    s["flat-hybrid"]["recall"] or 0)
@@ -67,18 +58,6 @@ def summary_text(result: dict[str, Any]) -> str:
               for t, row in result["by_type"].items()]
     lines.append(f"memoryos / flat-hybrid: {result['recall_vs_flat_hybrid']}")
     return "\n".join(lines) + "\n"
-
-
-def by_type(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """Recall per question type and strategy."""
-    out: dict[str, dict[str, float]] = {}
-    for qtype in sorted({r["question_type"] for r in records}):
-        for strategy in locomo_eval.STRATEGIES:
-            scored = [r["recall"] for r in records if r["question_type"] == qtype
-                      and r["strategy"] == strategy and r["recall"] is not None]
-            if scored:
-                out.setdefault(qtype, {})[strategy] = round(statistics.fmean(scored), 4)
-    return out
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from ..errors import MemoryOSError
 from ..llm import ChatModel, Embedder
 from ..storage.errors import database_errors
 from ..transfer.importers import FORMATS
-from . import cli_output
+from . import cli_eval, cli_output
 from .cli_runtime import PROG, Runtime, import_source, note, out
 from .cli_tools import cmd_backup, cmd_import_reference, cmd_mcp, cmd_reembed, cmd_serve_model
 
@@ -277,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--instance", metavar="DIR", help="the web app's data folder"
                     " (MEMPLAY_DATA_DIR, or the instance folder holding data/): accounts,"
                     " memory and secret key; default: the engine store in --data-dir")
+    cli_eval.add_parser(cmd("eval", cli_eval.cmd_eval, "evaluate a LoCoMo or LongMemEval file:"
+                            " evidence recall of the product vs. baselines at equal tokens,"
+                            " on a throwaway memory of its own"))
     cmd("mcp", cmd_mcp, "serve the memory tools over MCP on stdio, as --user", False)
     sp = cmd("serve-model", cmd_serve_model, "serve the embedded chat model over HTTP", False)
     sp.add_argument("--port", type=int, required=True)
