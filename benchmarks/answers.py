@@ -48,6 +48,24 @@ FACTS = [
     ("I'm allergic to peanuts, so I always check labels.", "What food am I allergic to?",
      ["peanut"]),
 ]
+# a second set, asked in other words than they were said in ("raised" / "grow up"): a check
+# that answers generalise beyond the first set; never tuned on
+OTHER_FACTS = [
+    ("We got married on a beach in Crete in June 2019.", "Where did I get married?", ["crete"]),
+    ("I was raised in a small fishing village near Cork.", "Where did I grow up?", ["cork"]),
+    ("My daughter Leni just started primary school.", "What is my daughter's name?",
+     ["leni"]),
+    ("My dentist, Dr. Vasquez, wants to see me again in March.", "Who is my dentist?",
+     ["vasquez"]),
+    ("I play the cello in a community orchestra on Thursdays.", "What instrument do I play?",
+     ["cello"]),
+    ("Our dog Biscuit is a three-year-old beagle.", "What breed is my dog?", ["beagle"]),
+    ("I'm saving up for a trip to Patagonia next winter.", "Where am I planning to travel?",
+     ["patagonia"]),
+    ("My brother Tomas teaches chemistry at a high school in Leeds.",
+     "What subject does my brother teach?", ["chemistry"]),
+]
+FACT_SETS = {"main": FACTS, "other": OTHER_FACTS}
 SMALL_TALK = [
     "The weather was grey all morning.", "I watched a documentary about bridges yesterday.",
     "Lunch today was a simple salad.", "The train was late again this morning.",
@@ -66,11 +84,12 @@ REPLIES = ["That sounds nice, tell me more.", "Thanks for sharing that with me."
            "Good to know.", "That must have been fun."]
 
 
-def impression_chat(alike_replies: bool) -> list[tuple[str, str]]:
+def impression_chat(alike_replies: bool, facts: list[Any] | None = None
+                    ) -> list[tuple[str, str]]:
     """30 exchanges: the 8 facts spread among small talk (one reply for all when `alike`)."""
     talk = list(SMALL_TALK)
     out: list[tuple[str, str]] = []
-    for i, (fact, _, _) in enumerate(FACTS):
+    for i, (fact, _, _) in enumerate(facts or FACTS):
         out += [(talk.pop(0), REPLIES[(3 * i) % len(REPLIES)]),
                 (fact, REPLIES[(3 * i + 1) % len(REPLIES)])]
         if i % 2:
@@ -82,22 +101,23 @@ def impression_chat(alike_replies: bool) -> list[tuple[str, str]]:
 
 
 def first_impression(model: Any, data_dir: Path, emb: Any, alike_replies: bool = False,
-                     max_tokens: int | None = None) -> dict[str, Any]:
+                     max_tokens: int | None = None, fact_set: str = "main") -> dict[str, Any]:
     """Facts said weeks ago, asked about through engine.chat: facts answered, repeats."""
+    facts = FACT_SETS[fact_set]
     settings = {} if max_tokens is None else {"answer_max_tokens": max_tokens}
     engine = common.make_engine(data_dir, model=model, emb=emb, **settings)
     start = time.time() - 40 * DAY
-    for n, (user, reply) in enumerate(impression_chat(alike_replies)):
+    for n, (user, reply) in enumerate(impression_chat(alike_replies, facts)):
         engine.add_exchange("newcomer", user, reply, timestamp=start + n * DAY)
     answers, answered, repeated, mixed, echoed, sources = [], 0, 0, 0, 0, []
     earlier: list[str] = []
-    for n, (_, question, gold) in enumerate(FACTS):
+    for n, (_, question, gold) in enumerate(facts):
         result = engine.chat("newcomer", question)
         text = result["answer"]
         hit = all(g in text.lower() for g in gold)
         # another fact's answer in this one: the small model mixed two memories
-        other = any(all(g in text.lower() for g in FACTS[k][2])
-                    for k in range(len(FACTS)) if k != n)
+        other = any(all(g in text.lower() for g in facts[k][2])
+                    for k in range(len(facts)) if k != n)
         echo = echoes_prompt(text, question, result["trace"]["prompt"])
         again = repeats_earlier(text, earlier)
         answered += hit
@@ -110,8 +130,8 @@ def first_impression(model: Any, data_dir: Path, emb: Any, alike_replies: bool =
                         "repeat": again, "mixed": other, "echo": echo,
                         "source": result["trace"].get("answer_source")})
     engine.store.close()
-    return {"alike_replies": alike_replies, "facts": len(FACTS), "answered": answered,
-            "answered_share": round(answered / len(FACTS), 3), "repeats": repeated,
+    return {"fact_set": fact_set, "alike_replies": alike_replies, "facts": len(facts),
+            "answered": answered, "answered_share": round(answered / len(facts), 3), "repeats": repeated,
             "mixed": mixed, "echoes": echoed,
             "answer_sources": {s: sources.count(s) for s in set(sources)}, "answers": answers}
 
@@ -218,7 +238,7 @@ def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | No
 def run(paths: list[str] | None, stride: int, conversations: int | None, max_tokens: int,
         base_url: str | None, model_name: str | None, impression: bool = True,
         emb: Any = None, trials: int = 1, questions: bool = True,
-        llm: Any = None) -> dict[str, Any]:
+        llm: Any = None, fact_sets: tuple[str, ...] = ("main",)) -> dict[str, Any]:
     """Import each conversation, answer a stride of its questions three ways, aggregate."""
     emb = emb or common.embedder()
     llm = llm or answer_model(base_url, model_name)
@@ -229,8 +249,9 @@ def run(paths: list[str] | None, stride: int, conversations: int | None, max_tok
     with tempfile.TemporaryDirectory(prefix="memoryos-answers-") as tmp:
         if impression:  # the model samples: each trial is a new chat, both reply styles
             result["first_impression"] = [
-                first_impression(llm, Path(tmp) / f"fi{alike}{n}", emb, alike, max_tokens)
-                for n in range(trials) for alike in (False, True)]
+                first_impression(llm, Path(tmp) / f"fi{name}{alike}{n}", emb, alike, max_tokens,
+                                 name)
+                for name in fact_sets for n in range(trials) for alike in (False, True)]
             runs = result["first_impression"]
             result["first_impression_total"] = {
                 "answered": sum(r["answered"] for r in runs),
@@ -369,16 +390,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         help="only the first-impression check (no LoCoMo questions)")
     parser.add_argument("--trials", type=int, default=1,
                         help="first-impression chats of each reply style")
+    parser.add_argument("--fact-sets", default="main,other",
+                        help=f"first-impression fact sets, of {', '.join(FACT_SETS)}")
     args = parser.parse_args(argv)
+    fact_sets = tuple(n for n in args.fact_sets.split(",") if n)
+    if unknown := [n for n in fact_sets if n not in FACT_SETS]:
+        parser.error(f"unknown fact set(s): {', '.join(unknown)}")
     stride = max(args.stride, 40) if args.quick else args.stride
     result = run(args.files or None, stride, 1 if args.quick else args.conversations,
                  args.max_tokens, args.base_url, args.model, not args.no_impression,
-                 trials=args.trials, questions=not args.impression_only)
+                 trials=args.trials, questions=not args.impression_only, fact_sets=fact_sets)
     s = result["summary"]
     lines = [f"{k}: F1 {v['f1']}, contains {v.get('contains_gold')}, repeats {v.get('repeats')}"
              for k, v in s.items() if result["records"]]
     for fi in result.get("first_impression", []):
-        lines.append(f"first impression (alike replies {fi['alike_replies']}): "
+        lines.append(f"first impression ({fi['fact_set']}, alike replies {fi['alike_replies']}): "
                      f"{fi['answered']}/{fi['facts']} answered, {fi['repeats']} repeats")
     common.emit({k: v for k, v in result.items() if k != "records"} | {
         "records": result["records"]}, args.json, "\n".join(lines))

@@ -77,7 +77,10 @@ class Reply:
 
 
 def _without_recent(messages: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The compact prompt without its recent-conversation lines (what the model copied)."""
+    """The prompt without its recent exchanges (what the model copied): the turns of a chat,
+    or the lines of a one-message prompt."""
+    if len(messages) > 2 and messages[0]["role"] == "system":
+        return [messages[0], messages[-1]]
     content = messages[-1]["content"].split("\n")
     if "Recent conversation:" not in content:
         return messages

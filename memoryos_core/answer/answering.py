@@ -1,10 +1,13 @@
 """The answer prompt: a layout per model class, fitted to the model's window, traced exactly.
 
 `chat` (any configured endpoint): a system message with the instructions and the memory block,
-the recent exchanges as turns, then the message. `compact` (the embedded 135M model): one plain
-message, because a model that small follows one instruction far better than a multi-turn chat:
-the recent exchanges as short lines (its own earlier replies cut to a few words, so it cannot
-copy them), then the best memory lines with the best one last, right before the question.
+the recent exchanges as turns, then the message. `compact` (the embedded 135M model): a question
+on memory is answered from memory (grounded.py), and its prompt, kept for the trace, is one plain
+message with the best memory lines last; every other message goes to the model as a short chat
+of its own format (a one-line system message, the last recent exchanges as turns, the message)
+and no memory. Measured on ten small-talk and general messages side by side (README, "The
+embedded model's answers"): the one-message layout answered "Tell me a joke" with "Priya, a
+paramedic in Leeds." and copied the recent lines; the chat format answered each in kind.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ COMPACT_ASSISTANT_TOKENS = 30
 COMPACT_RECENT = 3  # recent exchanges shown to the small model
 COMPACT_RECENT_USER_TOKENS = 40
 COMPACT_RECENT_REPLY_TOKENS = 8  # its own earlier replies: a few words, never a whole reply
+SMALL_CHAT_SYSTEM = "You are a friendly, helpful assistant. Reply in one or two short sentences."
+SMALL_CHAT_TURN_TOKENS = 60  # one side of a recent exchange in the small model's chat
 
 
 def layout_for(llm: ChatModel) -> str:
@@ -66,7 +71,7 @@ def compact_memory_lines(trace: Retrieval) -> list[str]:
 
 
 def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
-                      now: float, with_memory: bool = True) -> Prompt:
+                      now: float) -> Prompt:
     intro = ("You are a helpful assistant who remembers this user. Answer the user's message"
              " in one or two short sentences, in the user's language, using the memory lines"
              " when they hold the answer.")
@@ -76,7 +81,7 @@ def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
         recent_lines.append(f"User: {truncate_tokens(row['user_text'], COMPACT_RECENT_USER_TOKENS)}")
         recent_lines.append("Assistant: "
                             + truncate_tokens(row["assistant_text"], COMPACT_RECENT_REPLY_TOKENS))
-    memory = compact_memory_lines(trace) if with_memory else []
+    memory = compact_memory_lines(trace)
     pieces = [(intro, "instructions"), (f"Current time: {when(now)}.", "instructions")]
     if recent_lines:
         pieces += [("Recent conversation:", "recent")] + [(x, "recent") for x in recent_lines]
@@ -91,6 +96,23 @@ def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
     items = {"instructions": 1, "recent": len(shown), "memory": len(memory), "message": 1}
     return Prompt("compact", [{"role": "user", "content": content}],
                   [Part(name=n, tokens=t, items=items[n]) for n, t in parts.items()])
+
+
+def _small_chat_messages(recent: list[dict[str, Any]], text: str) -> Prompt:
+    """The small model's own chat format for small talk and general questions: no memory."""
+    turns: list[dict[str, str]] = []
+    for row in recent[-COMPACT_RECENT:]:
+        turns += [{"role": "user",
+                   "content": truncate_tokens(row["user_text"], SMALL_CHAT_TURN_TOKENS)},
+                  {"role": "assistant",
+                   "content": truncate_tokens(row["assistant_text"], SMALL_CHAT_TURN_TOKENS)}]
+    messages = [{"role": "system", "content": SMALL_CHAT_SYSTEM}, *turns,
+                {"role": "user", "content": text}]
+    parts = [Part(name="instructions", tokens=count_tokens(SMALL_CHAT_SYSTEM), items=1),
+             Part(name="recent", tokens=sum(count_tokens(t["content"]) for t in turns),
+                  items=len(turns) // 2),
+             Part(name="message", tokens=count_tokens(text), items=1)]
+    return Prompt("compact", messages, parts)
 
 
 def _size(messages: list[dict[str, str]]) -> int:
@@ -137,16 +159,17 @@ def fit_prompt(
     now = time.time() if now is None else now
     layout = layout_for(llm)
     # the small model writes only small talk and general replies; memory answers memory questions
-    planned = grounded.plan(ctx.embedder, trace, text) if layout == "compact" else None
-    with_memory = planned is None or planned.kind == "memory"
     rows = rows_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
+    planned = grounded.plan(ctx.embedder, trace, text, rows) if layout == "compact" else None
+    with_memory = planned is None or planned.kind == "memory"
     recent = fit_recent(rows, recent_budget(ctx.config))
     window = llm.context_window - ctx.config.answer_max_tokens - 64
     dropped, refits, first_budget = 0, 0, trace.get("token_budget")
     while True:
         if layout == "compact":
             _mark_compact(trace, with_memory)
-            prompt = _compact_messages(trace, recent, text, now, with_memory)
+            prompt = _compact_messages(trace, recent, text, now) if with_memory \
+                else _small_chat_messages(recent, text)
         else:
             prompt = _chat_messages(trace, recent, text, now, relationship, style_hint)
         excess = _size(prompt.messages) - window

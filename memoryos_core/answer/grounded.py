@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +35,6 @@ CLEAR_COS, CLEAR_LEAD = 0.3, 0.1  # ...or this close and this far ahead of every
 FACT_COS = 0.3  # a fact retrieval put in the prompt (it scored, or is the asked attribute's)
 FACT_BONUS = 0.1  # a fact is the distilled statement: it leads a page sentence saying the same
 NEAR_EQUAL = 0.08  # candidates this close to the best: the newest one answers (facts change)
-QUESTION_PENALTY = 0.5  # a question the user asked is rarely the answer to one
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
 
 # "me" is left out: "Can you give me ideas for dinner?" asks for help, not for memory
@@ -108,7 +109,8 @@ def addressed_to_assistant(question: str) -> bool:
         and not any(w in FIRST_PERSON for w in words(question))
 
 
-def plan(embedder: Embedder, trace: Retrieval, question: str) -> Plan:
+def plan(embedder: Embedder, trace: Retrieval, question: str,
+         recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
     """A question memory answers gets memory's sentence; a question on the user's life or on
     what memory names (its distinctive words found) that memory cannot answer gets "I don't
     remember"; other questions and small talk are the model's."""
@@ -116,7 +118,7 @@ def plan(embedder: Embedder, trace: Retrieval, question: str) -> Plan:
         return Plan("chat")
     if addressed_to_assistant(question):
         return Plan("general")
-    evidence = best_sentence(embedder, trace, question)
+    evidence = best_sentence(embedder, trace, question, recent)
     if evidence is not None:
         return Plan("memory", evidence)
     named = any(p.get("keyword_rank") for p in trace["pages"])
@@ -128,9 +130,12 @@ def _sentences(text: str) -> list[str]:
     return [s for s in sentences(text) if len(s.split()) >= 3]
 
 
-def _candidates(trace: Retrieval) -> list[tuple[str, int | None, int | None, float | None]]:
-    """(sentence, page id, fact id, time) of the prompt's pages (user side) and facts; a page
-    sentence that states a replaced fact is left out unless the question is on the past."""
+def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
+                ) -> list[tuple[str, int | None, int | None, float | None]]:
+    """(sentence, page id, fact id, time) of the prompt's facts, its pages and its recent
+    exchanges (the user's side: "My name is Priya" said three turns ago answers "What's my
+    name?"); a page sentence that states a replaced fact is left out unless the question is on
+    the past, and a question is never an answer."""
     past = asks_about_past(trace["query"])
     replaced = [] if past else [f for f in trace["facts"].get("superseded_left_out", [])]
     out: list[tuple[str, int | None, int | None, float | None]] = []  # fact ids are > 0
@@ -138,22 +143,26 @@ def _candidates(trace: Retrieval) -> list[tuple[str, int | None, int | None, flo
         for f in trace["facts"][kind]:
             if f.get("in_prompt") and (past or not f.get("superseded")):
                 out.append((f["text"], None, f["id"], f.get("valid_from")))
-    pages = [p for p in trace["pages"] if p.get("selected")][:CANDIDATE_PAGES]
-    for p in pages:
-        for s in _sentences(p.get("user", "")):
-            if any(p["id"] in f["sources"] and grounding(f["text"], s) >= 0.6
+    pages = [(p["id"], p.get("user", ""), p.get("timestamp"))
+             for p in trace["pages"] if p.get("selected")][:CANDIDATE_PAGES]
+    pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
+    for page_id, text, ts in pages:
+        for s in _sentences(text):
+            if "?" in s or len(s) > MAX_SENTENCE_CHARS:
+                continue
+            if any(page_id in f["sources"] and grounding(f["text"], s) >= 0.6
                    for f in replaced):
                 continue
-            if len(s) <= MAX_SENTENCE_CHARS:
-                out.append((s, p["id"], None, p.get("timestamp")))
+            out.append((s, page_id, None, ts))
     return out
 
 
-def best_sentence(embedder: Embedder, trace: Retrieval, question: str) -> Evidence | None:
+def best_sentence(embedder: Embedder, trace: Retrieval, question: str,
+                  recent: Sequence[Mapping[str, Any]] = ()) -> Evidence | None:
     """The candidate sentence that answers the question best, or None when none is close
     enough: it must hold a distinctive word of the question, or, for a question about the
     user, be near it by meaning."""
-    found = _candidates(trace)
+    found = _candidates(trace, recent)
     if not found:
         return None
     terms = {stem(w) for w in (trace.get("keyword_search_terms") or trace["query_keywords"])}
@@ -164,7 +173,7 @@ def best_sentence(embedder: Embedder, trace: Retrieval, question: str) -> Eviden
     clear = ranked[0] if len(ranked) == 1 or ranked[0] - ranked[1] >= CLEAR_LEAD else 2.0
     for (sentence, page, fact, ts), c in zip(found, cos, strict=True):
         hits = stems_held(sentence, terms) if terms else 0
-        score = float(c) + KEYWORD_WEIGHT * hits - (QUESTION_PENALTY if "?" in sentence else 0)
+        score = float(c) + KEYWORD_WEIGHT * hits
         least = FACT_COS if fact is not None \
             else (CLEAR_COS if c >= clear else MEANING_ONLY_COS)
         score += FACT_BONUS if fact is not None else 0.0
@@ -208,10 +217,14 @@ def _opening_lowered(text: str) -> str:
     return text
 
 
-def _date(ts: float | None) -> str:
+def _date(ts: float | None, now: float | None = None) -> str:
+    """' on 3 December 2026', or ' earlier today' for what was said today."""
     if ts is None:
         return ""
     d = dt.datetime.fromtimestamp(ts, tz=dt.UTC)
+    if d.date() == dt.datetime.fromtimestamp(time.time() if now is None else now,
+                                             tz=dt.UTC).date():
+        return " earlier today"
     return f" on {d.day} {d:%B %Y}"
 
 

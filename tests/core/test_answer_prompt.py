@@ -93,20 +93,43 @@ def test_a_question_on_memory_is_answered_from_memory_without_the_small_model(ma
     assert result["source"] == "no memory" and model.calls == []
 
 
+@pytest.mark.real_model  # which recent sentence answers is decided by meaning
+def test_what_the_user_said_minutes_ago_answers_a_question_on_it(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    model = small_model(["Nice to meet you, Priya!", "Two cats, how lovely.",
+                         "Grey weeks are hard."])
+    for said in ("Hi! My name is Priya and I teach maths.", "I have two cats, Miso and Tofu.",
+                 "The weather is grey today."):
+        engine.chat("u1", said, model=model, maintain=False)
+    # still in short-term memory (the recent turns), not yet a page retrieval can find
+    assert engine.short_term_fill("u1")["count"] == 3
+    result = engine.chat("u1", "What are my cats called?", model=model, maintain=False)
+    assert result["answer"] == ("You told me earlier today that you have two cats, "
+                                "Miso and Tofu.")
+    assert result["source"] == "memory" and result["evidence"]["page_id"]
+    result = engine.chat("u1", "What's my name?", model=model, maintain=False)
+    assert "your name is Priya" in result["answer"]
+    # a question asked before is never said back as the answer to the next one
+    result = engine.chat("u1", "What are my hobbies?", model=model, maintain=False)
+    assert "?" not in result["answer"]
+    assert len(model.calls) == 3  # the small model was asked only for the small talk
+
+
 def test_small_talk_is_the_small_models_and_it_sees_no_memory(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
     _chat_with_facts(engine, ["My physiotherapist is called Dr. Okafor, she fixed my knee."])
     model = small_model(default="Grey days can feel long. Maybe a walk will help.")
     result = engine.chat("u1", "The weather has been grey all week.", model=model,
                          maintain=False)
-    content = model.calls[0]["messages"][0]["content"]
-    assert len(model.calls[0]["messages"]) == 1  # one plain message for a small model
-    assert "Memory (what the user told you before):" not in content and "Okafor" not in content
-    assert content.index("Recent conversation:") < content.index("User's message:")
+    sent = model.calls[0]["messages"]
+    # the small model's own chat format: a one-line system message, the last three exchanges
+    # as turns, the message; no memory and no scaffolding it could copy
+    assert [m["role"] for m in sent] == ["system"] + ["user", "assistant"] * 3 + ["user"]
+    assert sent[-1]["content"] == "The weather has been grey all week."
+    content = "\n".join(m["content"] for m in sent)
+    assert "Okafor" not in content and "User:" not in content and "Memory" not in content
     assert result["answer"] == "Grey days can feel long. Maybe a walk will help."
     assert result["source"] == "model" and result["evidence"] is None
-    assert all(len(line.split()) <= 12 for line in content.split("\n")
-               if line.startswith("Assistant: "))  # its own replies cut to a few words
     # a general question nothing in memory names is the model's too
     model = small_model(default="Paris is the capital of France.")
     result = engine.chat("u1", "What is the capital of France?", model=model, maintain=False)
@@ -123,7 +146,9 @@ def test_a_repeat_is_replaced_marked_and_tried_again_then_a_plain_reply(make_eng
     result = engine.chat("u1", "The train was late again.", model=model, maintain=False,
                          on_token=pieces.append, on_event=lambda k, d: events.append((k, d)))
     assert len(model.calls) == 2  # generated again, without the recent lines
-    assert "Recent conversation:" not in model.calls[1]["messages"][0]["content"]
+    retry = model.calls[1]["messages"]
+    assert [m["role"] for m in retry] == ["system", "user"]
+    assert retry[-1]["content"] == "The train was late again."
     replaced = [d["reason"] for k, d in events if k == "replace"]
     assert replaced == ["the model repeated an earlier answer"] * 2  # each shown one marked
     assert result["answer"] == "I see. Tell me more?" and result["source"] == "plain"
