@@ -104,11 +104,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     for module in (auth, chat, imports, analysis, jobs, memory, profile, versions, settings,
                    introspection):
         app.register_blueprint(module.bp)
-    from . import account, mcp, reference_imports
+    from . import account, lab, mcp, reference_imports
 
     mcp.init_app(app)  # /mcp (bearer tokens) and the token pages
     app.register_blueprint(reference_imports.bp)
     app.register_blueprint(account.bp)  # delete my account (issue 21)
+    app.register_blueprint(lab.bp)  # the evaluation lab (issue 35)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from . import warmup
 

@@ -153,6 +153,23 @@ def _questions(fmt: str, samples: list[Sample], categories: Sequence[int] | None
             for s in samples[: limit or None]]
 
 
+def prepare(data: bytes, name: str, budget: int = DEFAULT_BUDGET,
+            window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
+            categories: Sequence[int] | None = None, stride: int = 1, limit: int | None = None,
+            ) -> tuple[str, tuple[str, ...], list[tuple[Sample, list[dict[str, Any]]]]]:
+    """Check a run before it starts (writes nothing): (format, strategies, (sample, questions)
+    pairs); InvalidInput with the reason otherwise, so a host makes no half-made run."""
+    if not 10 <= budget <= 100_000 or not 10 <= window <= 1_000_000:
+        raise InvalidInput("the token budget must be 10 to 100000 tokens, the window 10 to"
+                           " 1000000")
+    fmt, samples = parse(data, name)
+    names = chosen_strategies(strategies)
+    work = _questions(fmt, samples, categories, max(1, stride), limit)
+    if not any(qas for _, qas in work):
+        raise InvalidInput(f"{name}: no question in the chosen categories")
+    return fmt, names, work
+
+
 def run(data: bytes, name: str, emb: Embedder, *, budget: int = DEFAULT_BUDGET,
         window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
         categories: Sequence[int] | None = None, stride: int = 1, limit: int | None = None,
@@ -161,14 +178,8 @@ def run(data: bytes, name: str, emb: Embedder, *, budget: int = DEFAULT_BUDGET,
     """Evaluate a LoCoMo or LongMemEval file (its bytes): settings, imports, summary,
     comparison and one record per (question, strategy). `progress(done, total, phase)` may
     raise to stop the run (its temporary memory goes with it)."""
-    if not 10 <= budget <= 100_000 or not 10 <= window <= 1_000_000:
-        raise InvalidInput("the token budget must be 10 to 100000 tokens, the window 10 to"
-                           " 1000000")
-    fmt, samples = parse(data, name)
-    names = chosen_strategies(strategies)
-    work = [(s, qas) for s, qas in _questions(fmt, samples, categories, max(1, stride), limit)]
-    if not any(qas for _, qas in work):
-        raise InvalidInput(f"{name}: no question in the chosen categories")
+    fmt, names, work = prepare(data, name, budget, window, strategies, categories, stride,
+                               limit)
     units = [max(1, _turns(s) // IMPORT_TURNS_PER_UNIT) for s, _ in work]
     bar = _Bar(progress, sum(units) + sum(len(q) for _, q in work))
     started = time.perf_counter()

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import NotFound
+from ..errors import MemoryOSError, NotFound
 from ..storage import BaseStore
 from ..storage import jobs_rows as rows
 
@@ -28,6 +28,11 @@ log = logging.getLogger(__name__)
 INTERNAL_ERROR = ("Something went wrong on the server; nothing was lost. The details are in the"
                   " server log")
 MAX_ATTEMPTS = 3
+CANCELLED = "Cancelled."  # the error of a cancelled job (its status is 'failed')
+
+
+class JobCancelled(MemoryOSError):
+    """The job was cancelled (or deleted) while it ran: its handler stops at the next progress."""
 
 
 class Jobs:
@@ -94,8 +99,22 @@ class Jobs:
         return rows.active_counts(self.store)
 
     def progress(self, job_id: str, done: int, total: int, phase: str) -> None:
-        """Record progress of a running job (also its heartbeat)."""
-        rows.set_progress(self.store, job_id, done, total, phase)
+        """Record progress of a running job (also its heartbeat); JobCancelled when the job was
+        cancelled or deleted meanwhile, so the handler stops there."""
+        if not rows.set_progress(self.store, job_id, done, total, phase):
+            raise JobCancelled(CANCELLED)
+
+    def cancel(self, user_id: str, job_id: str) -> bool:
+        """Cancel one of the user's jobs (NotFound for another user's); False when it had
+        already ended. Its handler stops at its next progress report."""
+        self.get(user_id, job_id)
+        return rows.cancel_job(self.store, user_id, job_id, CANCELLED)
+
+    def delete(self, user_id: str, job_id: str) -> None:
+        """Forget one of the user's jobs (NotFound for another user's); a running one stops."""
+        self.get(user_id, job_id)
+        rows.cancel_job(self.store, user_id, job_id, CANCELLED)
+        rows.delete_job(self.store, job_id)
 
     def create(self, user_id: str, kind: str) -> str:
         """A queued job row that no handler will run (progress is reported by the caller)."""

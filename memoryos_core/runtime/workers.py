@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import MemoryOSError
 from ..storage import jobs_rows as rows
-from .jobs import INTERNAL_ERROR, MAX_ATTEMPTS, Jobs
+from .jobs import INTERNAL_ERROR, MAX_ATTEMPTS, JobCancelled, Jobs
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,8 @@ class JobWorkers:
                 jobs.finish(job_id, result)
             else:
                 rows.delete_job(jobs.store, job_id)
+        except JobCancelled:
+            log.info("job %s (%s) stopped: cancelled", job_id[:8], kind)  # its row says so
         except MemoryOSError as exc:
             jobs.fail(job_id, str(exc))
         except Exception:  # a job must never die silently; the details go to the log

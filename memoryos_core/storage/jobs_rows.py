@@ -82,13 +82,27 @@ def heartbeat(store: BaseStore, job_id: str, worker: str) -> bool:
         return bool(cur.rowcount)
 
 
-def set_progress(store: BaseStore, job_id: str, done: int, total: int, phase: str) -> None:
-    """Record progress of a running job."""
+def set_progress(store: BaseStore, job_id: str, done: int, total: int, phase: str) -> bool:
+    """Record progress of a running job; False when it is no longer queued or running
+    (cancelled, deleted, or ended by another worker)."""
     now = time.time()
     with store.transaction(lock=f"job {job_id}") as conn:
-        conn.execute("UPDATE jobs SET status = 'running', done = ?, total = ?, phase = ?,"
-                     " updated_at = ?, heartbeat_at = ? WHERE id = ?",
-                     (done, total, phase, now, now, job_id))
+        cur = conn.execute("UPDATE jobs SET status = 'running', done = ?, total = ?, phase = ?,"
+                           " updated_at = ?, heartbeat_at = ? WHERE id = ?"
+                           " AND status IN ('queued', 'running')",
+                           (done, total, phase, now, now, job_id))
+        return bool(cur.rowcount)
+
+
+def cancel_job(store: BaseStore, user_id: str, job_id: str, note: str) -> bool:
+    """End one of the user's queued or running jobs as failed with `note` (the status column
+    holds no 'cancelled'); False when it was not active."""
+    with store.transaction(lock=f"job {job_id}") as conn:
+        cur = conn.execute("UPDATE jobs SET status = 'failed', error = ?, updated_at = ?,"
+                           " payload = '{}' WHERE id = ? AND user_id = ?"
+                           " AND status IN ('queued', 'running')",
+                           (note, time.time(), job_id, user_id))
+        return bool(cur.rowcount)
 
 
 def finish_job(store: BaseStore, job_id: str, result: Any) -> None:

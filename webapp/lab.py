@@ -1,0 +1,204 @@
+"""The evaluation lab (/lab): start a run, watch it, read its results, compare two runs.
+
+A run evaluates an uploaded LoCoMo / LongMemEval file, or a built-in sample, on a throwaway
+memory of its own (see lab_runs); the user's memory is never read or changed. Runs are the
+user's stored jobs: listed, cancelled, deleted, gone with the account.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask_login import login_required
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField
+from wtforms import IntegerField, SelectField, SelectMultipleField, widgets
+from wtforms.fields.choices import SelectChoice
+from wtforms.validators import NumberRange, Optional
+
+from memoryos_core import InvalidInput
+from memoryos_core.evaluation import CATEGORIES, DEFAULT_BUDGET, STRATEGIES, report
+from memoryos_core.evaluation.samples import SAMPLES, sample_bytes
+
+from . import lab_runs, lab_view
+from .control_forms import form_error
+from .forms import EmptyForm
+from .jobs import get as get_job
+from .jobs import job_view
+from .rendering import engine, is_htmx, page, uid, wants_json
+
+bp = Blueprint("lab", __name__)
+RUNS_LISTED = 50
+
+
+class LabForm(FlaskForm):
+    """Start a run: a file or a built-in sample, the budget, the baselines."""
+
+    upload = FileField("LoCoMo or LongMemEval file (JSON)")
+    sample = SelectField("…or a built-in sample", default="", choices=[
+        SelectChoice("", "none: use the file"),
+        *(SelectChoice(k, v[1]) for k, v in SAMPLES.items())])
+    budget = IntegerField("Memory token budget", default=DEFAULT_BUDGET,
+                          validators=[NumberRange(min=10, max=100_000)])
+    strategies = SelectMultipleField(
+        "Baselines beside the product", default=list(STRATEGIES[1:]),
+        choices=list(STRATEGIES[1:]), option_widget=widgets.CheckboxInput(),
+        widget=widgets.ListWidget(prefix_label=False))
+    limit = IntegerField("First N conversations (LongMemEval: questions); empty for all",
+                         validators=[Optional(), NumberRange(min=1, max=10_000)])
+
+
+@bp.record_once
+def _register(state: Any) -> None:
+    lab_runs.register(state.app)
+
+
+def _run(job_id: str) -> dict[str, Any]:
+    """One of the user's runs (404 for another user's job or a job of another kind)."""
+    job = get_job(job_id)
+    if job.get("kind") != lab_runs.KIND:
+        abort(404)
+    return lab_runs.shown(job)
+
+
+def _runs() -> list[dict[str, Any]]:
+    jobs = engine().jobs.latest(uid(), lab_runs.KIND, RUNS_LISTED)
+    out = []
+    for job in jobs:
+        view = lab_runs.shown(job_view(job) or {})
+        view.pop("result", None)  # the list shows no records
+        view["summary"] = ((job.get("result") or {}).get("summary") or {}).get("memoryos")
+        view["name"] = (job.get("result") or {}).get("name")
+        out.append(view)
+    return out
+
+
+@bp.get("/lab.json")
+@bp.get("/lab")
+@login_required
+def index() -> Any:
+    return page("lab.html", form=LabForm(formdata=None), runs=_runs(), empty=EmptyForm())
+
+
+@bp.post("/lab/run.json")
+@bp.post("/lab/run")
+@login_required
+def start() -> Any:
+    """Check the file and settings (a bad one makes no run), then queue the run."""
+    form = LabForm()
+    if not form.validate_on_submit():
+        raise InvalidInput(form_error(form))
+    if form.sample.data:
+        data, name = sample_bytes(form.sample.data), f"sample {form.sample.data}"
+    else:
+        upload = form.upload.data
+        data = bytes(upload.read()) if upload is not None and getattr(upload, "filename", "") \
+            else b""
+        if not data:
+            raise InvalidInput("Choose a LoCoMo or LongMemEval file, or a built-in sample.")
+        name = Path(upload.filename).stem[:80] or "upload"
+    opts = lab_runs.options(form.budget.data or DEFAULT_BUDGET, list(form.strategies.data or []),
+                            None, limit=form.limit.data or None)
+    job_id = lab_runs.submit(engine(), uid(), data, name, opts)
+    if wants_json():
+        return page("lab_run.html", job=_run(job_id))
+    return redirect(url_for("lab.run", job_id=job_id))
+
+
+@bp.get("/lab/runs/<string(length=32):job_id>.json")
+@bp.get("/lab/runs/<string(length=32):job_id>")
+@login_required
+def run(job_id: str) -> Any:
+    job = _run(job_id)
+    if wants_json():
+        body = {k: v for k, v in job.items() if k != "result"}
+        if job["status"] == "done":
+            body["result"] = lab_runs.full_result(job)
+        return page("lab_run.html", job=body)
+    view = None
+    if job["status"] == "done":
+        view = lab_view.summary(job["result"], lab_runs.records(job))
+    others = [r for r in _runs() if r["id"] != job_id and r["status"] == "done"]
+    return render_template("lab_run.html", job=job, result=job.get("result"), view=view,
+                           empty=EmptyForm(), others=others, category_names=CATEGORIES)
+
+
+@bp.get("/lab/runs/<string(length=32):job_id>/progress")
+@login_required
+def progress(job_id: str) -> Any:
+    """The progress fragment a running run's page polls; done: the page reloads itself."""
+    job = _run(job_id)
+    if is_htmx() and not job["active"]:
+        return Response("", headers={"HX-Refresh": "true"})
+    return render_template("_lab_progress.html", job=job)
+
+
+@bp.get("/lab/runs/<string(length=32):job_id>/questions/<int:n>.json")
+@bp.get("/lab/runs/<string(length=32):job_id>/questions/<int:n>")
+@login_required
+def question(job_id: str, n: int) -> Any:
+    job = _run(job_id)
+    if job["status"] != "done":
+        abort(404)
+    view = lab_view.question(lab_runs.records(job), n, request.args.get("vs"), job["result"])
+    if view is None:
+        abort(404)
+    return page("lab_question.html", job={"id": job_id, "name": job["result"].get("name")},
+                q=view)
+
+
+@bp.get("/lab/runs/<string(length=32):job_id>/records.<fmt>")
+@login_required
+def download(job_id: str, fmt: str) -> Any:
+    """The run's records as a JSON (the CLI's --json) or CSV download."""
+    job = _run(job_id)
+    if job["status"] != "done" or fmt not in ("json", "csv"):
+        abort(404)
+    name = f"eval-{job_id[:8]}.{fmt}"
+    if fmt == "csv":
+        body, mime = report.csv_text(lab_runs.records(job)), "text/csv"
+    else:
+        import json
+
+        body, mime = json.dumps(lab_runs.full_result(job), ensure_ascii=False), \
+            "application/json"
+    return Response(body, mimetype=mime,
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.post("/lab/runs/<string(length=32):job_id>/cancel")
+@login_required
+def cancel(job_id: str) -> Any:
+    if not EmptyForm().validate_on_submit():
+        raise InvalidInput("the form expired; reload the page")
+    _run(job_id)
+    engine().jobs.cancel(uid(), job_id)
+    return redirect(url_for("lab.run", job_id=job_id))
+
+
+@bp.post("/lab/runs/<string(length=32):job_id>/delete")
+@login_required
+def delete(job_id: str) -> Any:
+    if not EmptyForm().validate_on_submit():
+        raise InvalidInput("the form expired; reload the page")
+    _run(job_id)
+    engine().jobs.delete(uid(), job_id)
+    return redirect(url_for("lab.index"))
+
+
+@bp.get("/lab/compare.json")
+@bp.get("/lab/compare")
+@login_required
+def compare() -> Any:
+    """Run b against run a: per-category deltas and the questions that flipped."""
+    a, b = (_run(request.args.get(k, "")) if len(request.args.get(k, "")) == 32 else abort(404)
+            for k in ("a", "b"))
+    if a["status"] != "done" or b["status"] != "done":
+        raise InvalidInput("Both runs must have finished to be compared.")
+    delta = report.compare_runs(lab_runs.full_result(a), lab_runs.full_result(b))
+    return page("lab_compare.html", a={"id": a["id"], "name": a["result"].get("name"),
+                                       "settings": a["result"]["settings"]},
+                b={"id": b["id"], "name": b["result"].get("name"),
+                   "settings": b["result"]["settings"]}, compare=delta)
