@@ -53,6 +53,7 @@ class BaseConfig:
     UPLOAD_TTL_SECONDS = 3600  # an import preview's upload is kept this long at most
     STREAM_TIMEOUT_SECONDS = 600  # a streamed answer with no token for this long ends
     METRICS_TOKEN: str | None = None  # /-/metrics answers 404 until one is set (bearer token)
+    OPERATORS: Any = ()  # usernames that may see /-/versions (JSON list or "a,b"); else 404
 
 
 class DevelopmentConfig(BaseConfig):

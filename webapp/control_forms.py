@@ -19,6 +19,7 @@ class SearchForm(FlaskForm):
 class ForgetForm(FlaskForm):
     everywhere = BooleanField("Also remove it from every saved version and leave no trace of"
                               " it on disk (this cannot be undone)")
+    understood = BooleanField("I understand that this cannot be undone")
 
 
 class FactForm(FlaskForm):

@@ -68,6 +68,9 @@ def forget(page_id: int) -> Any:
     form = ForgetForm()
     if not form.validate_on_submit():
         raise InvalidInput(form_error(form))
+    if form.everywhere.data and not form.understood.data and not wants_json():
+        # the page's irreversible form: its box says the user knows no version brings it back
+        raise InvalidInput("forgetting everywhere cannot be undone: tick the box to confirm")
     result = engine().forget(uid(), page_id, everywhere=bool(form.everywhere.data))
     if wants_json():
         return page("page.html", result=result)

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
 from flask_login import login_required
 
-from memoryos_core import InvalidInput
+from memoryos_core import InvalidInput, NotFound
 from memoryos_core.hosts.cli_output import _json_default
 
 from .forms import ClearForm, DiffForm, EmptyForm
@@ -70,11 +70,26 @@ def clear() -> Any:
                  result=result)
 
 
+@bp.get("/versions/<int:version>/restore")
+@login_required
+def confirm_restore(version: int) -> Any:
+    """Ask before restoring a version (?undo=import: the one saved before an import)."""
+    found = next((v for v in engine().versions(uid()) if v["version"] == version), None)
+    if found is None:
+        raise NotFound(f"no version {version}")
+    return render_template("versions_restore.html", version=found, form=EmptyForm(),
+                           undo_import=request.args.get("undo") == "import")
+
+
 @bp.post("/versions/<int:version>/restore.json")
 @bp.post("/versions/<int:version>/restore")
 @login_required
 def restore(version: int) -> Any:
     result = engine().restore(uid(), version)
+    if request.form.get("undo") == "import":
+        return _done(f"Import undone: version {version}, the memory before it, is restored."
+                     f" The memory with the import is saved as version {result['saved_as']}.",
+                     result=result)
     return _done(f"Version {version} restored. The state before is saved as version"
                  f" {result['saved_as']}.", result=result)
 

@@ -1,5 +1,5 @@
 /* MemoryOS Playground: CSRF for htmx, keyboard-reachable scrolling tables and code blocks,
-   the phone nav. The chat's own script is chat.js. */
+   the phone nav, Copy buttons of fields shown once. The chat's own script is chat.js. */
 (function () {
   "use strict";
   function csrfToken() {
@@ -30,6 +30,45 @@
 
   window.MemPlay = {csrfToken: csrfToken, markScrollBoxes: markScrollBoxes};
 
+  // Copy buttons of a field or block shown once (the MCP token page): hidden without this
+  // script, since they could do nothing; the result is said in the page's status line.
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    return new Promise(function (resolve, reject) {
+      var area = document.createElement("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      var ok = document.execCommand("copy");
+      area.remove();
+      if (ok) resolve(); else reject(new Error("copy refused"));
+    });
+  }
+
+  function onCopyField(button) {
+    var source = document.getElementById(button.dataset.copy);
+    var status = document.querySelector(".copy-status");
+    var label = button.dataset.label || button.textContent;
+    button.dataset.label = label;
+    if (!source) return;
+    copyText("value" in source ? source.value : source.textContent).then(function () {
+      button.textContent = "Copied";
+      if (status) status.textContent = button.dataset.done || "Copied.";
+      setTimeout(function () { button.textContent = label; }, 2000);
+    }, function () {
+      button.textContent = label;
+      if (status) status.textContent = "Copy failed: select the text and copy it by hand.";
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button.copy-field");
+    if (button) onCopyField(button);
+  });
+
   var resizeTimer = null;
   window.addEventListener("resize", function () {
     clearTimeout(resizeTimer);
@@ -44,5 +83,8 @@
   });
   document.addEventListener("htmx:afterSettle", function (event) { markScrollBoxes(event.target); });
 
-  document.addEventListener("DOMContentLoaded", function () { markScrollBoxes(); });
+  document.addEventListener("DOMContentLoaded", function () {
+    markScrollBoxes();
+    document.querySelectorAll("button.copy-field[hidden]").forEach(function (b) { b.hidden = false; });
+  });
 })();

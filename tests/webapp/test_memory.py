@@ -80,9 +80,8 @@ def test_introspection_settings_html_and_json(client, user):
     names = {row["name"]: row for row in r.json["settings"]}
     assert names["consolidation"]["value"] == "extractive"
     assert names["consolidation"]["default"] == "auto"
-    assert b"heat_threshold" in client.get("/-/settings").data
-    assert client.get("/-/versions.json").json["ok"]
-    assert client.get("/-/versions").status_code == 200
+    assert b"heat_<wbr>threshold" in client.get("/-/settings").data
+    assert client.get("/-/versions").status_code == 404  # not an operator
     assert client.get("/-/health.json").json == {"ok": True}
 
 
