@@ -118,7 +118,8 @@ def first_impression(model: Any, data_dir: Path, emb: Any, alike_replies: bool =
         # another fact's answer in this one: the small model mixed two memories
         other = any(all(g in text.lower() for g in facts[k][2])
                     for k in range(len(facts)) if k != n)
-        echo = echoes_prompt(text, question, result["trace"]["prompt"])
+        echo = result["source"] not in ("memory", "no memory") \
+            and echoes_prompt(text, question, result["trace"]["prompt"])
         again = repeats_earlier(text, earlier)
         answered += hit
         repeated += again
@@ -217,9 +218,10 @@ def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | No
               "none": empty_trace(base)}
     out = {}
     for strategy, tr in traces.items():
-        if strategy != "memoryos":
+        if strategy != "memoryos":  # "none": no memory of any tier, short-term included
             messages, tr = answering.fit_prompt(engine.ctx, conv.user, question, tr, llm,
-                                                now=now, refit=False)
+                                                now=now, refit=False,
+                                                short_rows=[] if strategy == "none" else None)
         t0 = time.perf_counter()
         reply = turn.answer(llm, messages, tr, earlier[strategy], max_tokens, question,
                             None, None, None)
@@ -229,7 +231,9 @@ def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | No
                          "prompt_tokens": sum(p["tokens"] for p in tr["prompt_parts"]),
                          "repeat": repeats_earlier(text, earlier[strategy]),
                          "abstains": abstains(text, reply.source),
-                         "echo": echoes_prompt(text, question, messages),
+                         # a sentence built from memory says its memory line back by design
+                         "echo": reply.source not in ("memory", "no memory")
+                         and echoes_prompt(text, question, messages),
                          "memory": memory_text(tr, messages)}
         earlier[strategy].append(text)
     return out

@@ -15,6 +15,7 @@ answered from memory (`grounded`).
 from __future__ import annotations
 
 import inspect
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,6 +35,12 @@ SCAFFOLD = ("user's message", "recent conversation:",
 # a small model narrating the chat instead of taking part in it
 NARRATION = ("the user ", "the user's ", "the ai ", "an ai ", "the assistant ", "user asked",
              "assistant provided", "helpful ai", "helpful assistant", "your job")
+# the app's own answers from memory: the small model imitating them invents a memory
+APP_ANSWER = ("you told me", "i don't remember you telling me")
+# someone (the user, by the name they just gave) called an assistant: "Priya is a wonderful AI
+# assistant…", the model taking the user for itself
+_CALLED_ASSISTANT = re.compile(r"\b(?!i\b)[a-z]+ (?:is|was) (?:an?|the|your) (?:[\w-]+ ){0,3}"
+                               r"(?:ai|assistant|chatbot)\b")
 ECHO_LINE_WORDS = 4  # a prompt line this long said back (80% of its words) is an echo
 HOLDBACK_CHARS = 24  # shown this far behind the model: "The user thanked…" is cut unseen
 PLAIN_REPLY = {"chat": "I see. Tell me more?",
@@ -121,8 +128,11 @@ def cut_reason(text: str, question: str, lines: list[set[str]]) -> str | None:
             return "echo"
     if any(p in low for p in SCAFFOLD):
         return "echo"
-    if any(" " + p in low and p not in asked for p in NARRATION):
+    if any(" " + p in low and p not in asked for p in NARRATION) \
+            or _CALLED_ASSISTANT.search(low):
         return "narration"
+    if any(" " + p in low for p in APP_ANSWER):
+        return "echo"
     for sentence in text.replace("\n", ". ").split(". ")[:-1]:  # whole sentences only
         said = set(words(sentence))
         if len(said) >= ECHO_LINE_WORDS and any(_says_back(said, line) for line in lines):

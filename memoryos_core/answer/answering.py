@@ -101,7 +101,9 @@ def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
 def _small_chat_messages(recent: list[dict[str, Any]], text: str) -> Prompt:
     """The small model's own chat format for small talk and general questions: no memory."""
     turns: list[dict[str, str]] = []
-    for row in recent[-COMPACT_RECENT:]:
+    # exchanges answered from memory are left out: the model imitated them, inventing memories
+    own = [r for r in recent if not grounded.built_answer(r["assistant_text"])]
+    for row in own[-COMPACT_RECENT:]:
         turns += [{"role": "user",
                    "content": truncate_tokens(row["user_text"], SMALL_CHAT_TURN_TOKENS)},
                   {"role": "assistant",

@@ -51,7 +51,9 @@ SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "you're", "you've
                            "you'll", "u"})
 _REFLECT = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
             "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll", "am": "are",
-            "was": "were", "wasn't": "weren't"}
+            "was": "were", "wasn't": "weren't", "we": "you", "us": "you", "our": "your",
+            "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've",
+            "we'd": "you'd", "we'll": "you'll"}
 _INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
                            r"ah|aw|omg|actually|honestly)\b[\s,!.]*)+", re.IGNORECASE)
 
@@ -116,13 +118,26 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     remember"; other questions and small talk are the model's."""
     if not is_question(question):
         return Plan("chat")
-    if addressed_to_assistant(question):
+    # a question on memory is about the user ("my", "I") or names someone or something memory
+    # may hold ("What did Caroline paint?"); one with neither ("What's a good way to relax after
+    # a long shift?") is general even where its words occur in memory
+    about_user = asks_about_user(question)
+    if addressed_to_assistant(question) or not (about_user or names_someone(question)):
         return Plan("general")
     evidence = best_sentence(embedder, trace, question, recent)
     if evidence is not None:
         return Plan("memory", evidence)
     named = any(p.get("keyword_rank") for p in trace["pages"])
-    return Plan("memory") if asks_about_user(question) or named else Plan("general")
+    return Plan("memory") if about_user or named else Plan("general")
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
+
+
+def names_someone(question: str) -> bool:
+    """A capitalised word past a sentence's start: a name ("Caroline", "Berlin"), not "I"."""
+    return any(m.group(0).split("'")[0].split("’")[0] != "I"
+               for m in _NAME.finditer(question.strip()))
 
 
 def _sentences(text: str) -> list[str]:
@@ -203,9 +218,9 @@ def reflect(sentence: str) -> str | None:
     # "was"/"am" change only after "I"; other words of _REFLECT change everywhere
     text = re.sub(r"\bI\s+(was|am|wasn't)\b", lambda m: "I " + {"was": "were", "am": "are",
                   "wasn't": "weren't"}[m.group(1).lower()], sentence, flags=re.IGNORECASE)
-    text = re.sub(r"\b(?:I['’](?:m|ve|d|ll)|I|me|my|mine|myself)\b", swap, text,
-                  flags=re.IGNORECASE)
-    return text
+    text = re.sub(r"\b(?:I['’](?:m|ve|d|ll)|we['’](?:re|ve|d|ll)|I|me|my|mine|myself|we|our"
+                  r"|ours|ourselves)\b", swap, text, flags=re.IGNORECASE)
+    return re.sub(r"\bus\b", "you", text)  # lower case only: "the US" stays
 
 
 def _opening_lowered(text: str) -> str:
@@ -242,6 +257,11 @@ def said_back(evidence: Evidence) -> str:
     if body.endswith("!"):
         body = body[:-1] + "."
     return f"You told me{when} that {body}"
+
+
+def built_answer(text: str) -> bool:
+    """An answer this module built ("You told me…", "I don't remember…"), not the model's."""
+    return text.startswith("You told me") or text == DONT_REMEMBER
 
 
 def evidence_view(evidence: Evidence | None) -> dict[str, Any] | None:

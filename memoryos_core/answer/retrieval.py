@@ -12,7 +12,7 @@ from ..memory import fact_history
 from ..memory.heat import heat_terms, record_visits
 from ..storage import exchanges as rows_db
 from ..storage import search, state_rows
-from ..text import jaccard, query_keywords, words
+from ..text import jaccard, query_keywords, word_key
 from ..timeframe import named_period
 from . import attribute_facts
 from .memory_block import assemble, memory_budget, page_tokens, profile_line
@@ -276,7 +276,7 @@ def _without_repeats(pages: list[PageHit],
     out: list[PageHit] = []
     for p in pages:
         row = page_rows[p["id"]]
-        key = " ".join(words(f"{row['user_text']} | {row['assistant_text']}"))
+        key = word_key(f"{row['user_text']} | {row['assistant_text']}")
         if key in seen:
             p["repeats"] = seen[key]
             continue

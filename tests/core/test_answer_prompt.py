@@ -229,6 +229,9 @@ def test_said_back_turns_the_users_sentence_to_them():
         "that you're allergic to peanuts, so you always check labels.")
     assert back("Oh, I was born in Oslo!").endswith("that you were born in Oslo.")
     assert back("Mara moved to Lisbon for me.").endswith("that Mara moved to Lisbon for you.")
+    assert back("Our dog Biscuit is a beagle, we adopted him.").endswith(
+        "that your dog Biscuit is a beagle, you adopted him.")
+    assert back("I moved to the US last year.").endswith("that you moved to the US last year.")
     # a sentence that speaks to the assistant is quoted, not turned
     assert back("You told me to rest my knee.") == (
         "You told me on 14 November 2023: \u201cYou told me to rest my knee.\u201d")
@@ -255,6 +258,25 @@ def test_a_question_about_the_user_finds_its_fact_by_meaning(make_engine):
     result = engine.chat("u1", "Hello, how are you?", model=small_model(
         ["Hello! I am fine, thank you."]), maintain=False)
     assert result["answer"] == "Hello! I am fine, thank you."
+
+
+@pytest.mark.real_model  # retrieval by meaning decides which pages the trace holds
+def test_an_advice_question_is_the_models_even_where_memory_holds_its_words(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    model = small_model(["Ukuleles are fun!", "Try a warm bath and some music."])
+    engine.chat("u1", "I'm learning to play the ukulele.", model=model, maintain=False)
+    _chat_with_facts(engine, ["I work long shifts as a paramedic."],
+                     reply="Music is a great way to relax after a long day.")
+    result = engine.chat("u1", "What's a good way to relax after a long shift?", model=model,
+                         maintain=False)
+    assert result["answer"] == "Try a warm bath and some music." and result["source"] == "model"
+    sent = "\n".join(m["content"] for m in model.calls[-1]["messages"])
+    assert "You told me" not in sent  # answers from memory are not shown to it to imitate
+    # the model imitating an answer from memory, or taking the user for itself, is cut
+    assert answer_guard.cut_reason("You told me earlier today that you write", "hi", []) \
+        == "echo"
+    assert answer_guard.cut_reason("Priya is a wonderful AI assistant who", "Hi! I'm Priya",
+                                   []) == "narration"
 
 
 def test_a_capable_model_gets_the_chat_layout_and_streams(make_engine):
