@@ -43,9 +43,9 @@ def import_conversation(path: Path, conv: dict[str, Any], mode: str, data: Path,
 
 
 def _records(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The package's records without their context lines (the reasons stay): result files of
-    whole data sets stay readable; `memoryos eval --out` keeps everything."""
-    return [{k: v for k, v in r.items() if k != "context"} for r in recs]
+    """The package's records without their context lines and traces (the reasons stay):
+    result files of whole data sets stay readable; `memoryos eval --out` keeps everything."""
+    return [{k: v for k, v in r.items() if k not in ("context", "trace")} for r in recs]
 
 
 def plot(summary: dict[str, Any], name: str, out: Path | None) -> str | None:

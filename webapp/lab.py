@@ -149,6 +149,19 @@ def question(job_id: str, n: int) -> Any:
                 q=view)
 
 
+@bp.get("/lab/runs/<string(length=32):job_id>/questions/<int:n>/trace.json")
+@bp.get("/lab/runs/<string(length=32):job_id>/questions/<int:n>/trace")
+@login_required
+def trace(job_id: str, n: int) -> Any:
+    """The product's retrieval trace for question `n`, in the form of a chat answer's."""
+    job = _run(job_id)
+    view = lab_view.question(lab_runs.records(job), n, None, job["result"]) \
+        if job["status"] == "done" else None
+    if view is None or "trace" not in view["record"]:
+        abort(404)
+    return page("lab_trace.html", job={"id": job_id}, n=n, rec=view["record"])
+
+
 @bp.get("/lab/runs/<string(length=32):job_id>/records.<fmt>")
 @login_required
 def download(job_id: str, fmt: str) -> Any:

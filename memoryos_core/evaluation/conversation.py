@@ -45,6 +45,7 @@ class Assembled:
     why: dict[int, dict[str, Any]] = field(default_factory=dict)  # evidence exchange -> reason
     parts: dict[str, int] = field(default_factory=dict)
     fact_sources: set[int] = field(default_factory=set)
+    trace: dict[str, Any] | None = None  # the product's retrieval trace, summarised
 
 
 def memory_counts(state: Any) -> dict[str, int]:
@@ -119,7 +120,7 @@ class Conversation:
             out = Assembled(ids | set(self.short), tokens, text, time.perf_counter() - t0,
                             lines.product_lines(trace, self.by_id) + recent,
                             parts={p["name"]: p["tokens"] for p in trace["prompt_parts"]},
-                            fact_sources=sources)
+                            fact_sources=sources, trace=lines.trace_summary(trace, evidence))
             out.why = reasons.product(trace, evidence, self, self.engine.config.top_pages)
             return out
         if strategy in FLAT:

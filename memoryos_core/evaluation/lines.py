@@ -63,3 +63,40 @@ def flat_lines(block: list[str], taken: list[dict[str, Any]]) -> list[dict[str, 
 def recent_lines(fitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The recent conversation (short-term memory) as the prompt shows it."""
     return [entry(RECENT_HEADER)] + [entry(line(r), r["id"], "short") for r in fitted]
+
+
+TRACE_PAGES = 40  # candidate pages a record's trace keeps (evidence pages always)
+
+
+def _clip(text: str, n: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def trace_summary(trace: Retrieval, evidence: list[int]) -> dict[str, Any]:
+    """The product's retrieval trace as a record keeps it: what was searched, the segments and
+    the candidate pages with their ranks and why each is in the block or not (texts clipped)."""
+    pages = []
+    for n, p in enumerate(trace["pages"]):
+        if n >= TRACE_PAGES and p["id"] not in evidence:
+            continue
+        pages.append({k: p[k] for k in ("id", "vector_rank", "vector_score", "keyword_rank",
+                                        "period_rank", "fused", "continues", "repeats",
+                                        "recent", "reason", "selected", "timestamp") if k in p}
+                     | {"text": _clip(f"User: {p.get('user', '')} | Assistant:"
+                                      f" {p.get('assistant', '')}"),
+                        "evidence": p["id"] in evidence, "position": n + 1})
+    return {"query_keywords": trace["query_keywords"],
+            "keyword_search_terms": trace["keyword_search_terms"], "period": trace["period"],
+            "token_budget": trace["token_budget"], "recent_tokens": trace["recent_tokens"],
+            "prompt_parts": trace["prompt_parts"], "timings_ms": trace["timings_ms"],
+            "segments": [{"id": s["id"], "summary": _clip(s.get("summary", "")),
+                          **{k: s.get(k) for k in ("cos", "jaccard", "score", "heat",
+                                                   "selected")}}
+                         for s in trace["segments"][:10]],
+            "pages_considered": len(trace["pages"]), "pages": pages,
+            "facts": [{"kind": kind, "text": _clip(f["text"]), "score": f["score"],
+                       "in_prompt": bool(f.get("in_prompt")), "sources": f["sources"]}
+                      for kind in ("user", "assistant") for f in trace["facts"][kind]],
+            "profile": [{"dimension": r["dimension"], "level": r["level"]}
+                        for r in trace["profile"] if r.get("in_prompt")]}

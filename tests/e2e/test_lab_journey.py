@@ -89,7 +89,11 @@ def test_lab_journey_run_question_compare_download_and_memory_unchanged(
     expect(page.get_by_role("heading", name="Recall change per category")).to_be_visible()
     expect(page.get_by_role("heading", name="Product questions that flipped")).to_be_visible()
 
+    page.goto(f"/lab/runs/{first}/questions/{missed}")
+    page.get_by_role("link", name="Open in the trace view").first.click()
+    expect(page.get_by_role("heading", name="Pages")).to_be_visible()
     paths = ["/lab", f"/lab/runs/{second}", f"/lab/runs/{first}/questions/{missed}",
+             f"/lab/runs/{first}/questions/{missed}/trace",
              f"/lab/compare?a={first}&b={second}"]
     views = Views(browser, live_server.url, user)
     try:

@@ -62,6 +62,10 @@ def test_lab_run_finishes_and_shows_categories_questions_and_reasons(client, use
         held = {g["exchange"] for g in side["record"]["gold"] if g["in_context"]}
         assert held <= marked
     assert client.get(f"/lab/runs/{job_id}/questions/999").status_code == 404
+    trace = client.get(f"/lab/runs/{job_id}/questions/0/trace").data.decode()
+    assert "Why this context" in trace and "vector rank" in trace and "<mark>" in trace
+    pages = client.get(f"/lab/runs/{job_id}/questions/0/trace.json").json["rec"]["trace"]["pages"]
+    assert any(p["evidence"] for p in pages) and all("fused" in p for p in pages)
     # the lab's memory was its own: the user's memory is unchanged
     assert _export(engine, user) == before
     listing = client.get("/lab.json").json
@@ -83,7 +87,9 @@ def test_lab_numbers_equal_the_cli_on_the_same_file(client, user, engine, embedd
                     embedder=embedder) == 0
     mine = json.loads(capsys.readouterr().out)
 
-    def same(result):
+    def same(result):  # everything but the times taken
+        for r in result["records"]:
+            r.get("trace", {}).pop("timings_ms", None)
         return [{k: v for k, v in r.items() if k != "context_ms"} for r in result["records"]]
 
     assert same(lab) == same(mine)
