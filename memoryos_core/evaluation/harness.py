@@ -268,11 +268,14 @@ def by_type(records: list[dict[str, Any]],
     return out
 
 
+BASELINE_ORDER = ("flat-hybrid", "flat-hybrid-filtered", "flat")  # on a tie, the first
+
+
 def best_baseline(summary: dict[str, Any]) -> str | None:
     """The equal-token baseline with the highest recall (else recent, else full)."""
-    flat = [s for s in FLAT if s in summary and summary[s]["recall"] is not None]
+    flat = [s for s in BASELINE_ORDER if s in summary and summary[s]["recall"] is not None]
     if flat:
-        return max(flat, key=lambda s: (summary[s]["recall"], -FLAT.index(s)))
+        return max(flat, key=lambda s: (summary[s]["recall"], -BASELINE_ORDER.index(s)))
     return next((s for s in ("recent", "full") if s in summary), None)
 
 
