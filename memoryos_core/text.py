@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections import Counter
@@ -31,7 +32,17 @@ _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)
 
 def words(text: str) -> list[str]:
     """Lower-cased words of a text (letters and digits, inner apostrophes kept)."""
+    if text.isascii():  # lower-casing first finds the same words (A-Z only), at a third the cost
+        return _WORD.findall(text.lower())
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+# A page's words are compared in every retrieval that finds it among its ~100 candidates: the
+# keys of recent texts are kept (the text is the key, so an edited page gets a new one).
+@functools.lru_cache(maxsize=4096)
+def word_key(text: str) -> str:
+    """The words of a text joined by spaces: texts saying the same words share it."""
+    return " ".join(words(text))
 
 
 def keywords(text: str, limit: int = 12) -> list[str]:
@@ -85,12 +96,19 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
     return len(sa & sb) / len(sa | sb)
 
 
+# The same texts are counted again and again (a page line is counted when it is cut, then when
+# it is placed, in every retrieval that finds it): the counts of recent ones are kept.
+@functools.lru_cache(maxsize=4096)
 def count_tokens(text: str) -> int:
     """Estimate tokens the way BPE tokenizers split text: words, long words in 4-char pieces."""
-    total = 0
-    for piece in _TOKEN_PIECE.findall(text):
-        total += max(1, (len(piece) + 3) // 4) if len(piece) > 6 else 1
-    return total
+    return _count_tokens(text)
+
+
+def _count_tokens(text: str) -> int:
+    """`count_tokens` without the cache (the prefixes `truncate_tokens` tries)."""
+    pieces = _TOKEN_PIECE.findall(text)
+    # a piece is one token, one of 7+ characters (len + 3) // 4: (len - 1) // 4 more
+    return len(pieces) + sum((len(p) - 1) // 4 for p in pieces if len(p) > 6)
 
 
 def truncate_tokens(text: str, max_tokens: int) -> str:
@@ -100,7 +118,7 @@ def truncate_tokens(text: str, max_tokens: int) -> str:
     lo, hi = 0, len(text)
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if count_tokens(text[:mid]) + 1 <= max_tokens:
+        if _count_tokens(text[:mid]) + 1 <= max_tokens:
             lo = mid
         else:
             hi = mid - 1

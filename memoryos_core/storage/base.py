@@ -14,7 +14,7 @@ import numpy as np
 
 def row_dict(row: Any) -> dict[str, Any]:
     """A result row as a plain dict."""
-    return {k: row[k] for k in row.keys()}
+    return dict(zip(row.keys(), row, strict=True))
 
 
 class PurposeUsage(TypedDict):
@@ -102,7 +102,11 @@ class BaseStore:
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of a read query as dicts."""
-        return [row_dict(r) for r in self.connect().execute(sql, params).fetchall()]
+        rows = self.connect().execute(sql, params).fetchall()
+        if not rows:
+            return []
+        names = rows[0].keys()  # one statement's rows share their columns: named once
+        return [dict(zip(names, r, strict=True)) for r in rows]
 
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
         """First row of a read query as a dict, or None."""
