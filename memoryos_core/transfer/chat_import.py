@@ -59,15 +59,21 @@ def conversations(rec: Recognised, seen: list[int] | None = None) -> Iterator[Co
             for n, line in iter_jsonl(fp):
                 yield _guarded(ELEMENT_READERS[rec.format], line, f"line {n}")
             return
-        array = JsonArray(fp)
         if rec.format == "gemini":
-            yield from chat_logs.gemini(array)
+            yield from chat_logs.gemini(JsonArray(fp))
             return
-        read = ELEMENT_READERS[rec.format]
-        for n, element in enumerate(array):
-            if seen is not None:
-                seen[0] = array.consumed
-            yield _guarded(read, element, f"conversation {n}")
+    read = ELEMENT_READERS[rec.format]
+    done = 0
+    for part, member in enumerate((rec.container.member, *rec.batches)):
+        container = rec.container.with_member(member) if member else rec.container
+        with container.open() as fp:
+            array = JsonArray(fp)
+            for n, element in enumerate(array):
+                if seen is not None:
+                    seen[0] = done + array.consumed
+                yield _guarded(read, element, f"batch {part} conversation {n}" if rec.batches
+                               else f"conversation {n}")
+            done += array.consumed
 
 
 def saved_facts(rec: Recognised) -> list[SavedFact]:
@@ -138,8 +144,9 @@ class Tally:
 
 
 def _read(ctx: Context, rec: Recognised, tally: Tally, known: set[str],
-          seen: list[int]) -> Iterator[tuple[Conversation, list[NewExchange]]]:
-    """The new exchanges of each readable conversation; bad ones and repeats tallied."""
+          seen: list[int]) -> Iterator[tuple[Conversation, list[NewExchange], bool]]:
+    """The new exchanges of each readable conversation, and whether some of it was imported
+    before; bad conversations and repeats tallied."""
     if rec.format in MEMORY_FORMATS:
         return
     for conv in conversations(rec, seen):
@@ -161,7 +168,7 @@ def _read(ctx: Context, rec: Recognised, tally: Tally, known: set[str],
                 continue
             known.add(new.key)
             fresh.append(new)
-        yield conv, fresh
+        yield conv, fresh, len(fresh) < len(found)
 
 
 def _new_facts(ctx: Context, user_id: str | None, rec: Recognised) -> tuple[list[SavedFact], int]:
@@ -180,7 +187,7 @@ def preview(ctx: Context, user_id: str, rec: Recognised, limit: int = SAMPLE) ->
     tally = Tally()
     known = rows_db.content_keys(ctx.store, user_id)
     to_import = 0
-    for conv, fresh in _read(ctx, rec, tally, known, [0]):
+    for conv, fresh, _ in _read(ctx, rec, tally, known, [0]):
         to_import += len(fresh)
         for new in fresh[: max(0, limit - len(tally.sample))]:
             tally.sample.append({"user": new.user_text[:300], "assistant": new.assistant_text[:300],
@@ -205,12 +212,13 @@ def run(ctx: Context, user_id: str, rec: Recognised, progress: Progress | None =
     """Import the export: conversations in batches of whole ones, saved memories as facts."""
     tally = Tally()
     known = rows_db.content_keys(ctx.store, user_id)
-    size = max(1, rec.container.size)
+    size = max(1, rec.container.size + sum(rec.container.with_member(m).size
+                                           for m in rec.batches))
     seen = [0]
     ids: list[int] = []
     saved: list[int | None] = [None]
     held = lookup.holds_memory(ctx.store, user_id)
-    batch: list[tuple[Conversation, list[NewExchange]]] = []
+    batch: list[tuple[Conversation, list[NewExchange], bool]] = []
 
     def snapshot_once() -> None:
         # the memory before, as a version to restore; into an empty memory, clear undoes it
@@ -218,14 +226,15 @@ def run(ctx: Context, user_id: str, rec: Recognised, progress: Progress | None =
             saved[0] = versions.snapshot(ctx, user_id, f"before import ({rec.format})")["version"]
 
     def flush() -> None:
-        pending = [(conv, new) for conv, fresh in batch for new in fresh]
+        pending = [(conv, new) for conv, fresh, _ in batch for new in fresh]
         vectors = _embed(ctx, [new.page_text for _, new in pending])
         with ctx.store.transaction(user_id) as conn:
             snapshot_once()
             step = iter(zip(pending, vectors, strict=True))
-            for conv, fresh in batch:
-                source = _source(rec.format, conv)
-                target: int | str = conversation_rows.by_source(ctx.store, user_id, source) or "new"
+            for conv, fresh, before in batch:
+                # a conversation partly imported before (a newer export) continues there
+                target: int | str = (before and conversation_rows.by_source(
+                    ctx.store, user_id, _source(rec.format, conv))) or "new"
                 for _ in fresh:
                     (_, new), vec = next(step)
                     exchange_id, _ = admit(conn, ctx.store, ctx.config, user_id,
@@ -237,9 +246,9 @@ def run(ctx: Context, user_id: str, rec: Recognised, progress: Progress | None =
             progress(min(seen[0], size) // 1024, size // 1024, "reading")
 
     waiting = 0
-    for conv, fresh in _read(ctx, rec, tally, known, seen):
+    for conv, fresh, before in _read(ctx, rec, tally, known, seen):
         if fresh:
-            batch.append((conv, fresh))
+            batch.append((conv, fresh, before))
             waiting += len(fresh)
         if waiting >= BATCH:
             flush()

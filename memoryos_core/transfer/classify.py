@@ -50,6 +50,7 @@ class Recognised:
     shape: str = "array"  # "array", "object", "jsonl"
     doc: Any = None  # a whole object already loaded (shape "object")
     memories: str | None = None  # a Claude ZIP's memories.json member, read too
+    batches: tuple[str, ...] = ()  # a Claude ZIP's further conversations.json (batch-NNNN)
 
     @property
     def label(self) -> str:
@@ -177,14 +178,17 @@ def _zip(container: Container) -> Recognised:
     for name in container.members:
         by_name.setdefault(basename(name), []).append(name)
     memories = by_name.get("memories.json", [None])[0]
-    for member in sorted(by_name.get("conversations.json", [])):
+    parts = sorted(by_name.get("conversations.json", []))
+    for member in parts:
         inner = container.with_member(member)
         got = _element(first_element(inner), inner, f"{member} in the ZIP")
         if got is None:
             return Recognised("legacy", f"{member} in the ZIP is a ChatGPT export", inner)
-        if got.format == "claude":
+        if got.format == "claude":  # an export split in batches: every part is read
             extra = " and 'memories.json'" if memories else ""
-            return Recognised("claude", got.why + extra, inner, memories=memories)
+            more = f"; {len(parts)} batches" if len(parts) > 1 else ""
+            return Recognised("claude", got.why + extra + more, inner, memories=memories,
+                              batches=tuple(p for p in parts if p != member))
         return got
     if memories is not None:
         inner = container.with_member(memories)
@@ -198,9 +202,11 @@ def _zip(container: Container) -> Recognised:
         if got is not None:
             return got
     for name in ("myactivity.json", "memories.jsonl.gz"):
-        for member in by_name.get(name, []):
-            inner = container.with_member(member)
-            return classify_container(inner, f"{member} in the ZIP")
+        for member in by_name.get(name, []):  # a whole Takeout holds every product's activity
+            try:
+                return classify_container(container.with_member(member), f"{member} in the ZIP")
+            except ImportFormatError:
+                continue
     if any(n.endswith(("short_term.json", "mid_term.json")) for n in by_name):
         raise ImportFormatError("this ZIP is a MemoryOS data folder: use 'Import a MemoryOS"
                                 " data folder' (memoryos import-reference) instead")

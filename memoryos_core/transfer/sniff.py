@@ -231,6 +231,8 @@ def first_lines(container: Container, count: int = 2) -> list[str]:
 
 def is_jsonl(container: Container) -> bool:
     """JSONL when the first two non-empty lines each parse on their own as an object."""
+    if head_text(container, 4096).lstrip().startswith("["):
+        return False  # a list: and its first line may be the whole (large) file
     lines = first_lines(container)
     try:
         return len(lines) == 2 and all(isinstance(json.loads(x), dict) for x in lines)
