@@ -15,10 +15,12 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from memoryos_core import InvalidInput
 from memoryos_core.evaluation import harness
 from memoryos_core.runtime.jobs import CANCELLED
 
 KIND = "eval"
+ACTIVE_RUNS = 3  # queued or running runs a user may have: each holds its upload until it runs
 _CACHE: OrderedDict[tuple[str, float], list[dict[str, Any]]] = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 CACHED_RUNS = 4  # decoded record lists kept per process (a question page reads one run)
@@ -26,6 +28,7 @@ CACHED_RUNS = 4  # decoded record lists kept per process (a question page reads 
 
 def shown(job: dict[str, Any]) -> dict[str, Any]:
     """A run as its pages show it: a cancelled one says so (the job row holds 'failed')."""
+    job = {k: v for k, v in job.items() if k != "payload"}  # the upload stays server-side
     if job.get("status") == "failed" and job.get("error") == CANCELLED:
         job = dict(job, status="cancelled", error="Cancelled: the run stopped, nothing was kept.")
     return job
@@ -76,6 +79,11 @@ def options(budget: int, strategies: list[str], categories: list[int] | None,
 
 def submit(engine: Any, user_id: str, data: bytes, name: str, opts: dict[str, Any]) -> str:
     """Check the file and settings (InvalidInput: no job is made), then queue the run."""
+    waiting = [j for j in engine.jobs.latest(user_id, KIND, 50)
+               if j["status"] in ("queued", "running")]
+    if len(waiting) >= ACTIVE_RUNS:
+        raise InvalidInput(f"You have {len(waiting)} runs waiting or running; let one finish or"
+                           " cancel it before starting another.")
     harness.prepare(data, name, opts["budget"], harness.DEFAULT_WINDOW, opts["strategies"],
                     opts["categories"], opts["stride"], opts["limit"])
     job_id: str = engine.jobs.submit(user_id, KIND, {

@@ -163,6 +163,8 @@ def test_lab_runs_are_the_users_own_cancellable_deletable_and_go_with_the_accoun
     eng = app.extensions["memoryos"]
     job_id = _start(client, {"sample": "locomo", "budget": "1200"})
     assert "Cancel the run" in client.get(f"/lab/runs/{job_id}").data.decode()
+    assert "payload" not in client.get(f"/lab/runs/{job_id}.json").json["job"]
+    assert "payload" not in client.get("/lab.json").json["runs"][0]
     client.post(f"/lab/runs/{job_id}/cancel")
     assert eng.jobs.get(user, job_id)["error"] == "Cancelled."
     assert "Cancelled: the run stopped" in client.get(f"/lab/runs/{job_id}").data.decode()
@@ -175,7 +177,9 @@ def test_lab_runs_are_the_users_own_cancellable_deletable_and_go_with_the_accoun
     assert other.get("/lab.json").json["runs"] == []
     client.post(f"/lab/runs/{job_id}/delete")
     assert eng.jobs.latest(user, "eval") == []
-    kept = _start(client, {"sample": "locomo", "budget": "1200"})
-    assert eng.jobs.latest(user, "eval")[0]["id"] == kept
+    kept = [_start(client, {"sample": "locomo", "budget": "1200"}) for _ in range(3)]
+    r = client.post("/lab/run.json", data={"sample": "locomo", "budget": "1200"})
+    assert r.status_code == 400 and "3 runs waiting or running" in r.json["error"]
+    assert [j["id"] for j in eng.jobs.latest(user, "eval")] == kept[::-1]
     client.post("/account/delete", data={"password": "correct horse"})
     assert eng.jobs.latest(user, "eval") == []
