@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
-from flask_login import login_required
+from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from wtforms import IntegerField, SelectField, SelectMultipleField, widgets
+from wtforms import BooleanField, IntegerField, SelectField, SelectMultipleField, widgets
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, Optional
 
@@ -27,6 +27,7 @@ from .control_forms import form_error
 from .forms import EmptyForm
 from .jobs import get as get_job
 from .jobs import job_view
+from .models import user_chat_model
 from .rendering import engine, is_htmx, page, uid, wants_json
 
 bp = Blueprint("lab", __name__)
@@ -48,6 +49,8 @@ class LabForm(FlaskForm):
         widget=widgets.ListWidget(prefix_label=False))
     limit = IntegerField("First N conversations (LongMemEval: questions); empty for all",
                          validators=[Optional(), NumberRange(min=1, max=10_000)])
+    answer = BooleanField("Also answer each question from each context with my chat model and"
+                          " score LoCoMo's official F1 (one model call per question and strategy)")
 
 
 @bp.record_once
@@ -101,6 +104,9 @@ def start() -> Any:
         name = Path(upload.filename).stem[:80] or "upload"
     opts = lab_runs.options(form.budget.data or DEFAULT_BUDGET, list(form.strategies.data or []),
                             None, limit=form.limit.data or None)
+    if form.answer.data:
+        user_chat_model(current_user)  # a disallowed endpoint fails here, before a job
+    opts["answer"] = bool(form.answer.data)
     job_id = lab_runs.submit(engine(), uid(), data, name, opts)
     if wants_json():
         return page("lab_run.html", job=_run(job_id))

@@ -17,6 +17,7 @@ from typing import Any
 
 from memoryos_core import InvalidInput
 from memoryos_core.evaluation import harness
+from memoryos_core.evaluation.answering import Answerer
 from memoryos_core.runtime.jobs import CANCELLED
 
 KIND = "eval"
@@ -93,9 +94,14 @@ def submit(engine: Any, user_id: str, data: bytes, name: str, opts: dict[str, An
 
 def run_job(app: Any, user_id: str, payload: dict[str, Any], progress: Any) -> dict[str, Any]:
     """The stored run: any worker runs it; the job's progress stops it when cancelled."""
-    emb = app.extensions["memoryos"].ctx.embedder
+    engine = app.extensions["memoryos"]
+    opts = dict(payload["options"])
+    answerer = None
+    if opts.pop("answer", False):  # the user's own endpoint, else the instance's model
+        answerer = Answerer(engine.models.for_user(user_id))
     data = base64.b64decode(payload["source"])
-    result = harness.run(data, payload["name"], emb, progress=progress, **payload["options"])
+    result = harness.run(data, payload["name"], engine.ctx.embedder, progress=progress,
+                         answerer=answerer, **opts)
     return pack(result)
 
 

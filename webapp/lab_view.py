@@ -48,6 +48,7 @@ def summary(result: dict[str, Any], recs: list[dict[str, Any]]) -> dict[str, Any
     first.sort(key=lambda q: order[(q["sample_id"], q["q"])])
     return {"categories": cats, "strategies": strategies, "bars": bars, "spread": spread,
             "tokens_top": top, "best": best, "disagree": first,
+            "answered": any("f1" in s for s in result["summary"].values()),
             "agree": [q for q in rows if (q["sample_id"], q["q"]) not in differ]}
 
 

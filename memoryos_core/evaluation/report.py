@@ -10,7 +10,7 @@ from typing import Any
 from .data import CATEGORIES
 
 CSV_COLUMNS = ("sample_id", "q", "category", "question_type", "strategy", "question", "recall",
-               "tokens", "evidence", "mapped", "missed", "reasons")
+               "tokens", "evidence", "mapped", "missed", "reasons", "prediction", "f1")
 
 
 def category_names(result: dict[str, Any]) -> list[str]:
@@ -30,9 +30,11 @@ def _fmt(value: Any) -> str:
 def table_lines(result: dict[str, Any]) -> list[str]:
     """Recall per strategy overall and by category, median tokens, and the product's ratio."""
     cats = category_names(result)
-    head = ["strategy", "recall", *cats, "median tokens", "questions"]
+    answered = any("f1" in s for s in result["summary"].values())
+    head = ["strategy", "recall", *cats, "median tokens", "questions", *(["F1"] if answered else [])]
     rows = [[name, _fmt(s["recall"]), *(_fmt(s["by_category"].get(c)) for c in cats),
-             _fmt(s["median_tokens"]), str(s["with_evidence"])]
+             _fmt(s["median_tokens"]), str(s["with_evidence"]),
+             *([_fmt(s.get("f1"))] if answered else [])]
             for name, s in result["summary"].items()]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     out = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()

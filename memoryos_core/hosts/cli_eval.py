@@ -34,10 +34,17 @@ def cmd_eval(rt: Runtime) -> int:
         from ..llm.embedder import SentenceTransformerEmbedder
 
         emb = SentenceTransformerEmbedder.from_name(rt.config().embedding_model)
+    answerer = None
+    if a.answer:  # --model/--base-url's endpoint, else the embedded model
+        from ..evaluation.answering import Answerer
+        from ..llm import default_chat_model
+
+        answerer = Answerer(rt.chat_model() or default_chat_model())
     bar = rt.progress()
     try:
         result = run(data, name, emb, budget=a.budget, window=a.window, strategies=strategies,
-                     categories=categories, stride=a.stride, limit=a.limit, progress=bar)
+                     categories=categories, stride=a.stride, limit=a.limit, progress=bar,
+                     answerer=answerer)
     finally:
         bar.close()
     if a.out:
@@ -84,5 +91,8 @@ def add_parser(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--stride", type=int, default=1, help="every Nth question")
     sp.add_argument("--limit", type=int, default=None,
                     help="the first N conversations (LongMemEval: questions)")
+    sp.add_argument("--answer", action="store_true",
+                    help="answer every question from each context with the chat model (--model"
+                    " [--base-url], else the embedded model) and score LoCoMo's official F1")
     sp.add_argument("--out", metavar="DIR",
                     help="write records.json, records.csv and summary.md into DIR")

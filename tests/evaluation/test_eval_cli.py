@@ -129,3 +129,25 @@ def test_eval_refuses_an_unknown_strategy_and_a_missing_file(memoryos, locomo_fi
     assert code == 1 and "memoryos: error:" in err
     code, _, err = memoryos("eval")
     assert code == 1 and "--sample" in err
+
+
+def test_eval_answer_scores_the_official_f1_per_strategy(tmp_path, capsys, embedder,
+                                                         locomo_file):
+    from memoryos_core.testing import ScriptedChatModel
+
+    def reply(messages, schema):  # a model that always says the first question's answer
+        return "I signed up for a pottery class on Tuesdays."
+
+    model = ScriptedChatModel(default=reply, name="pottery")
+    capsys.readouterr()
+    code = cli.main(["-q", "--data-dir", str(tmp_path / "d"), "eval", str(locomo_file),
+                     "--strategies", "flat", "--answer", "--json"], embedder=embedder,
+                    chat_model=model)
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    first = [r for r in result["records"] if r["q"] == 0 and r["sample_id"] == "demo-ana"]
+    assert {r["strategy"] for r in first} == {"memoryos", "flat"}
+    assert all(r["f1"] == 1.0 and r["prediction"].startswith("I signed up") for r in first)
+    for s in result["summary"].values():
+        assert 0 < s["f1"] < 1 and s["f1_by_category"] and s["answer_errors"] == 0
+    assert len(model.calls) == len(result["records"])  # one call per question and strategy

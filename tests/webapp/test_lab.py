@@ -183,3 +183,18 @@ def test_lab_runs_are_the_users_own_cancellable_deletable_and_go_with_the_accoun
     assert [j["id"] for j in eng.jobs.latest(user, "eval")] == kept[::-1]
     client.post("/account/delete", data={"password": "correct horse"})
     assert eng.jobs.latest(user, "eval") == []
+
+
+def test_lab_answers_with_the_users_model_and_shows_f1(client, user, engine, locomo_doc,
+                                                      chat_model):
+    chat_model.default = lambda messages, schema: "I signed up for a pottery class on Tuesdays."
+    job_id = _start(client, _upload(locomo_doc, strategies=["flat"], answer="y"))
+    job = wait_job(engine, user, job_id, timeout=120)
+    assert job["status"] == "done", job.get("error")
+    page = client.get(f"/lab/runs/{job_id}").data.decode()
+    assert '<th scope="col" class="num">F1</th>' in page
+    q = client.get(f"/lab/runs/{job_id}/questions/0").data.decode()
+    assert "Answer from this context" in q and "F1 1.00" in q
+    rows = list(csv.DictReader(io.StringIO(
+        client.get(f"/lab/runs/{job_id}/records.csv").data.decode())))
+    assert {r["f1"] for r in rows if r["q"] == "0" and r["sample_id"] == "demo-ana"} == {"1.0"}
