@@ -23,7 +23,7 @@ from memoryos_core import InvalidInput, MemoryOSError, ModelError
 from memoryos_core.answer.modes import MODES
 from memoryos_core.runtime.jobs import INTERNAL_ERROR
 
-from . import chat_items, chat_turns, conversations, metrics, warmup
+from . import chat_items, chat_turns, conversations, memory_notes, metrics, warmup
 from .forms import ChatForm
 from .maintenance import maintainer
 from .models import model_label, user_chat_model
@@ -58,12 +58,14 @@ def _turn() -> dict[str, Any]:
 
 
 def _rendered(result: dict[str, Any], turn: dict[str, Any], user_id: str,
-              replaced: str | None = None) -> dict[str, Any]:
-    """The answered turn's fragment (with the gauges out of band) and what the page needs."""
+              replaced: str | None = None, report: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
+    """The answered turn's fragment (with the gauges out of band) and what the page needs;
+    `report`: the turn's own maintenance run, when it ran inline."""
     eng = engine()
-    moved = list(result.get("moved_to_mid_term") or [])
-    item = chat_items.from_result(result, turn["text"], replaced,
-                                  chat_items.memory_updates(eng, user_id, moved))
+    notes = memory_notes.turn_notes(eng, user_id, result, report,
+                                    background=not maintainer(current_app).inline)
+    item = chat_items.from_result(result, turn["text"], replaced, notes)
     stored = result.get("exchange_id") is not None
     html = render_template(
         "_exchange.html", exchange=item, controls=stored, mode=turn["mode"],
@@ -111,14 +113,15 @@ def send() -> Any:
         metrics.model_error("plain")
         raise
     stored = result.get("exchange_id") is not None
+    report = None
     if stored:
         metrics.observe_turn(dict(result), "plain")
-        maintainer(current_app).request(uid())
+        report = maintainer(current_app).request(uid())
     item = chat_items.from_result(dict(result), turn["text"])
     if wants_json():
         return page("_exchange.html", exchange=item)
     if is_htmx():
-        return _rendered(dict(result), turn, uid())["html"]
+        return _rendered(dict(result), turn, uid(), report=report)["html"]
     return redirect(url_for("chat.index", mode=turn["mode"] if turn["mode"] != "normal"
                             else None))
 
@@ -155,10 +158,11 @@ def stream() -> Any:
             result = eng.chat(user_id, turn["text"], maintain=False, stop=live.stop,
                               on_token=lambda piece: live.put("token", {"text": piece}),
                               on_event=event, **turn["args"])
+            report = None
             if result.get("exchange_id") is not None:
                 metrics.observe_turn(dict(result), "stream")
-                keeper.request(user_id)
-            live.put("result", dict(result))
+                report = keeper.request(user_id)
+            live.put("result", {"result": dict(result), "report": report})
         except MemoryOSError as exc:  # the stream has started: errors travel as events
             if type(exc).__name__ == "Stopped" or live.stop.is_set():
                 live.put("stopped", {"stored": False})
@@ -173,8 +177,9 @@ def stream() -> Any:
             log.exception("chat stream failed")
             live.put("error", {"status": 500, "error": INTERNAL_ERROR + "."})
 
-    def done(result: dict[str, Any]) -> dict[str, Any]:
-        return _rendered(result, turn, user_id, replaced[-1] if replaced else None)
+    def done(data: dict[str, Any]) -> dict[str, Any]:
+        return _rendered(data["result"], turn, user_id, replaced[-1] if replaced else None,
+                         data["report"])
 
     live = chat_turns.begin(app, user_id, work)
     events = chat_turns.relay(app, live, done, _error_event,

@@ -1,14 +1,11 @@
 """What the chat templates show of an exchange (stored or just answered) and of a prompt: the
-answer's figures, the "Memory updated" note, the context-window gauge."""
+answer's figures and the context-window gauge (the "Memory updated" note: memory_notes)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from memoryos_core import MemoryEngine, MemoryOSError
-
 PROMPT_ONLY = {"instructions", "recent", "message"}  # every other prompt part is memory
-TITLE_WORDS = 8
 
 
 def from_view(view: dict[str, Any]) -> dict[str, Any]:
@@ -32,24 +29,6 @@ def from_result(result: dict[str, Any], text: str, replaced: str | None = None,
             "replaced": replaced, "evidence": result.get("evidence"), "stored": stored,
             "previous_answers": len(trace.get("previous_answers") or []),
             "memory_updated": memory_updated or []}
-
-
-def _first_words(text: str) -> str:
-    words = text.split()
-    return " ".join(words[:TITLE_WORDS]) + (" …" if len(words) > TITLE_WORDS else "")
-
-
-def memory_updates(engine: MemoryEngine, user_id: str, moved: list[int]) -> list[dict[str, Any]]:
-    """The exchanges this turn moved into mid-term memory, each with its first words."""
-    items = []
-    for page_id in moved:
-        try:
-            page = engine.page(user_id, page_id)
-        except MemoryOSError:  # forgotten in the meantime: nothing to link
-            continue
-        items.append({"id": page_id, "what": "moved to mid-term memory",
-                      "title": _first_words(page["user"] or page["assistant"])})
-    return items
 
 
 def context_gauge(trace: dict[str, Any] | None, answer_max_tokens: int) -> dict[str, Any] | None:

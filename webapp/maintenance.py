@@ -31,12 +31,12 @@ class Maintainer:
         metrics.observe_maintenance(report)
         return report
 
-    def request(self, user_id: str) -> None:
-        """Maintain this user's memory now (inline) or soon (a queued job)."""
+    def request(self, user_id: str) -> dict[str, Any] | None:
+        """Maintain this user's memory now (inline: its report) or soon (a queued job: None)."""
         if self.inline:
-            self.run(user_id)
-            return
+            return self.run(user_id)
         self.engine.jobs.submit(user_id, KIND, coalesce=True)
+        return None
 
 
 def maintainer(app: Any) -> Maintainer:

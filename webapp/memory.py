@@ -87,7 +87,9 @@ def _fact_done(message: str, result: dict[str, Any]) -> Any:
     if wants_json():
         return page("memory.html", result=result)
     flash(message, "info")
-    return redirect(url_for("memory.index"))
+    # "Forget this" in the chat's Memory updated note goes back to the chat
+    back = "chat.index" if request.form.get("next") == "chat" else "memory.index"
+    return redirect(url_for(back))
 
 
 @bp.post("/memory/facts/<int:fact_id>/edit.json")

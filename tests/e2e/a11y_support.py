@@ -92,6 +92,7 @@ def seed_user(page: Page, username: str, fake: Any) -> Seeded:
         "page": f"/memory/pages/{chained['id']}", "profile": "/profile",
         "versions": "/versions", "clear": "/versions/clear",
         "diff": f"/versions/diff?a={versions[-1]['version']}&b=0", "settings": "/settings",
+        "restore": f"/versions/{versions[-1]['version']}/restore?undo=import",
         "engine-settings": "/-/settings", "instance": "/-/versions", "trace": why,
         "job": f"/jobs/{job['id']}", "not-found": "/memory/pages/99999999",
         "search": "/memory/search?q=morning+walk", "search-form": "/memory/search",
@@ -170,6 +171,19 @@ def axe_violations(page: Page) -> list[str]:
                                           else "")
         lines.append(f"{v['id']} ({v.get('impact')}, {len(targets)} nodes): {shown}")
     return lines
+
+
+def axe_in_every_view(page: Page, what: str) -> None:
+    """axe and no sideways scroll on the page as it is now at 1280 and 390 px, light and dark."""
+    # for a page reached by a POST, or a state a reload loses; the desktop light view after
+    for size in ("desktop", "phone"):
+        page.set_viewport_size(SIZES[size])
+        for theme in THEMES:
+            page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+            assert axe_violations(page) == [], f"{what}: {size}, {theme}"
+            assert sideways_overflow(page) == 0, f"{what} scrolls sideways: {size}"
+    page.set_viewport_size(SIZES["desktop"])
+    page.emulate_media(color_scheme="light")
 
 
 def sideways_overflow(page: Page) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from .a11y_support import axe_in_every_view
 from .conftest import exchanges, memory_counts, screenshot, send_chat
 
 pytestmark = pytest.mark.e2e
@@ -115,6 +116,41 @@ def test_memory_updated_shows_on_the_turn_an_exchange_moves(page: Page, user,
     link = note.get_by_role("link", name=re.compile("Fact number 0"))
     link.click()
     expect(page.get_by_text("Fact number 0 about my garden").first).to_be_visible()
+
+
+PLANTED = ["tomatoes by the fence", "basil in a clay pot", "three apple trees", "garlic in rows",
+           "sunflowers by the wall", "mint near the tap", "a row of leeks", "blue potatoes",
+           "lavender along the path", "a fig tree", "red onions", "sweet peas on a frame",
+           "rhubarb in the corner", "two pear trees", "chives in a box", "pumpkins on the heap",
+           "carrots in the sand bed", "a walnut tree", "strawberries in pots", "runner beans"]
+
+
+def test_memory_updated_names_a_fact_learned_and_forget_this_removes_it(page: Page, user,
+                                                                        fake_openai) -> None:
+    page.goto("/")
+    for thing in PLANTED:  # a segment gets hot (pages, visits) and is analysed within these
+        item = send_chat(page, f"I planted {thing} in my garden this spring.")
+        forget = item.get_by_role("button", name=re.compile("^Forget this fact"))
+        if forget.count():
+            break
+    else:
+        pytest.fail("no turn learned a fact")
+    note = item.locator(".memory-updated")
+    expect(note).to_contain_text("learned")
+    learned = note.locator("li", has=page.get_by_role(
+        "button", name=re.compile("^Forget this fact"))).first
+    link = learned.get_by_role("link").first
+    anchor = (link.get_attribute("href") or "").split("#")[-1]
+    assert anchor.startswith("fact-"), anchor
+    text = link.inner_text().strip("“”")
+    memory = page.request.get("/memory").text()  # the link's place holds the fact
+    assert re.search(rf'<li id="{anchor}">\s*{re.escape(text)}', memory), anchor
+    axe_in_every_view(page, "the chat with a Memory updated note")
+    learned.get_by_role("button").click()  # one click: the fact goes, the chat comes back
+    expect(page.locator(".flash")).to_contain_text("Fact deleted.")
+    expect(page.get_by_label("Message")).to_be_visible()
+    page.goto("/memory")
+    expect(page.locator(f"#{anchor}")).to_have_count(0)
 
 
 def test_new_chat_keeps_the_earlier_conversation_listed_and_readable(page: Page, user,

@@ -1,0 +1,102 @@
+"""The chat's "Memory updated" note: what a turn changed in memory, each item linked to its place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import url_for
+
+from memoryos_core import MemoryEngine, MemoryOSError
+
+TITLE_WORDS = 8
+MOST = 8  # items named in one note; the event log has the rest
+TURN_EVENTS = ("admission", "replace")  # the events a chat turn logs
+MAINTENANCE_EVENTS = ("consolidation", "analysis")
+
+
+def _first_words(text: str) -> str:
+    words = text.split()
+    return " ".join(words[:TITLE_WORDS]) + (" …" if len(words) > TITLE_WORDS else "")
+
+
+def _item(link: str, url: str, before: str = "", after: str = "",
+          forget: int | None = None) -> dict[str, Any]:
+    return {"before": before, "link": link, "url": url, "after": after, "forget": forget}
+
+
+def moved_items(engine: MemoryEngine, user_id: str, moved: list[int]) -> list[dict[str, Any]]:
+    """The exchanges this turn moved into mid-term memory, each with its first words."""
+    items = []
+    for page_id in moved:
+        try:
+            page = engine.page(user_id, page_id)
+        except MemoryOSError:  # forgotten in the meantime: nothing to link
+            continue
+        items.append(_item(f"“{_first_words(page['user'] or page['assistant'])}”",
+                           url_for("memory.page_view", page_id=page_id),
+                           after=" moved to mid-term memory"))
+    return items
+
+
+def _maintenance_items(kind: str, detail: dict[str, Any]) -> list[dict[str, Any]]:
+    """What one consolidation batch or analysis run (as the engine reports and logs it) changed."""
+    if kind == "consolidation":
+        return [_item(f"segment {s['id']}", url_for("memory.segment", segment_id=s["id"]),
+                      before=f"{len(s.get('pages') or [])} page"
+                             f"{'' if len(s.get('pages') or []) == 1 else 's'} filed into ")
+                for s in detail.get("segments") or []]
+    added = {int(f["id"]) for f in detail.get("facts_added") or []}
+    superseded = detail.get("facts_superseded") or []
+    named = {int(s["new"]) for s in superseded} | {int(s["old"]) for s in superseded}
+    # a fact learned and replacing another in the same run is named once, as the replacement
+    items = [_item(f"“{f['text']}”", url_for("memory.index", _anchor=f"fact-{f['id']}"),
+                   before="learned ", forget=int(f["id"]))
+             for f in detail.get("facts_added") or [] if int(f["id"]) not in named]
+    items += [_item(f"“{s['new_text']}”", url_for("memory.index", _anchor=f"fact-{s['new']}"),
+                    before=f"“{s['old_text']}” replaced by ",
+                    forget=int(s["new"]) if int(s["new"]) in added else None)
+              for s in superseded]
+    items += [_item(f"profile: {c['dimension']}", url_for("profile.index"),
+                    after=f" {c.get('from') or 'none'} → {c.get('to') or 'none'}")
+              for c in detail.get("profile_changes") or []]
+    return items
+
+
+def since_previous_turn(engine: MemoryEngine, user_id: str,
+                        exchange_id: int) -> list[tuple[str, dict[str, Any]]]:
+    """Maintenance runs the event log shows between the previous turn and this one."""
+    # background maintenance finishes after its own turn's answer: the next answer names it
+    found: list[tuple[str, dict[str, Any]]] = []
+    current = False
+    for event in engine.events(user_id, 200):  # newest first
+        if not current:
+            current = (event["kind"] in TURN_EVENTS
+                       and event["detail"].get("exchange") == exchange_id)
+        elif event["kind"] in TURN_EVENTS:
+            break
+        elif event["kind"] in MAINTENANCE_EVENTS:
+            found.append((event["kind"], event["detail"]))
+    return found[::-1]
+
+
+def turn_notes(engine: MemoryEngine, user_id: str, result: dict[str, Any],
+               report: dict[str, Any] | None, background: bool) -> list[dict[str, Any]]:
+    """The note's items for a stored turn: exchanges moved to mid-term, then maintenance's."""
+    # maintenance's: this turn's own run when inline (`report`); in the background, the runs
+    # that finished since the previous turn (this turn's own is named by the next answer)
+    exchange_id = result.get("exchange_id")
+    if exchange_id is None:
+        return []
+    items = moved_items(engine, user_id, list(result.get("moved_to_mid_term") or []))
+    if report is not None:
+        runs = [("consolidation", b) for b in report.get("consolidation") or []]
+        runs += [("analysis", report["analysis"])] if report.get("analysis") else []
+    else:
+        runs = since_previous_turn(engine, user_id, int(exchange_id)) if background else []
+    for kind, detail in runs:
+        items += _maintenance_items(kind, dict(detail))
+    if len(items) > MOST:
+        more = len(items) - MOST
+        items = items[:MOST] + [_item(f"{more} more in the event log",
+                                      url_for("memory.events"), before="and ")]
+    return items
