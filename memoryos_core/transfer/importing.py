@@ -203,9 +203,7 @@ def _cut_text(c: dict[str, Any], exchange_id: int | None = None) -> CutText:
 
 
 def recognise(source: Any, fmt: str) -> tuple[Any, Any]:
-    """(the chat export recognised, or None; the source for the older readers).
-
-    Recognition reads the content (container, then parsed keys), never the file name."""
+    """(the chat export recognised by content, or None; the source for the older readers)."""
     from .classify import CHAT_FORMATS, MEMORY_FORMATS, classify
 
     chat = CHAT_FORMATS + MEMORY_FORMATS
@@ -269,9 +267,8 @@ def import_dialogue(
     ctx: Context, user_id: str, source: Any, fmt: str = "auto", speaker: str | None = None,
     progress: Progress | None = None, select: str | None = None,
 ) -> ImportReport:
-    """Admit every valid exchange of a document in one transaction; report what was skipped.
-
-    A chat export (Claude, Open WebUI, ...) is streamed instead: chat_import.run."""
+    """Admit every valid exchange of a document in one transaction (a chat export: streamed in
+    batches of whole conversations, chat_import.run); report what was skipped."""
     rec, source = recognise(source, fmt)
     if rec is not None:
         return chat_import.run(ctx, user_id, rec, progress)  # type: ignore[return-value]

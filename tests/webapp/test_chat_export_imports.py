@@ -11,7 +11,7 @@ from tests.core import chat_export_fixtures as fx
 from .conftest import wait_job
 
 
-def test_claude_zip_preview_names_the_format_then_imports(client, user, engine):
+def test_claude_zip_preview_names_the_format_then_imports(client, user, engine, tmp_path):
     upload = {"upload": (io.BytesIO(fx.claude_zip()), "data-2025-10-06.zip"), "format": "auto"}
     r = client.post("/import/preview", data=upload, content_type="multipart/form-data",
                     headers={"HX-Request": "true"})
@@ -34,6 +34,12 @@ def test_claude_zip_preview_names_the_format_then_imports(client, user, engine):
     assert "imported from Claude memory" in memory and "zorbellian" not in memory
     profile = client.get("/profile").data.decode()
     assert "Imported memories" in profile and "Prefers tea over coffee" in profile
+    # the upload and the job's copy of it are gone: the abandoned reply is in no database
+    # file. The -wal file still holds the upload's frames until a checkpoint truncates it
+    # (left for the job runtime: see issue 34's note), so it is not read here.
+    files = [p for p in (tmp_path / "data").rglob("*") if p.is_file()
+             and not p.name.endswith("-wal")]
+    assert [p.name for p in files if b"zorbellian" in p.read_bytes()] == []
     listing = client.get("/chat/conversations").data.decode()
     assert "Gear for a wet hike" in listing and "Tiny timer page" in listing
     assert "import:claude" in listing  # the source is shown with each
