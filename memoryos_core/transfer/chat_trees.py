@@ -174,6 +174,8 @@ def _lc_flatten(nodes: list[Any], out: list[dict[str, Any]]) -> None:
 
 
 def _lc_text(msg: dict[str, Any]) -> str:
+    if msg.get("error") is True:  # its text is the provider's error message, not a reply
+        return ""
     parts = []
     for part in arr(msg.get("content")):
         part = obj(part)

@@ -117,3 +117,22 @@ def test_a_newer_export_continues_the_same_conversation(engine):
     assert report["imported"] == 1 and len(report["skipped"]) == 1
     (conv,) = engine.conversations("u1")
     assert conv["title"] == "Tiny timer page" and conv["count"] == 2
+
+
+def test_progress_by_bytes_read_private_use_and_nul_characters_out(engine):
+    convs = fx.claude_conversations()
+    convs[1]["chat_messages"][0]["text"] = "Make me a one-line \ue200countdown\x00 in JS"
+    seen: list[tuple[int, int, str]] = []
+    engine.import_dialogue("u1", json.dumps(convs).encode(),
+                           progress=lambda done, total, phase: seen.append((done, total, phase)))
+    assert any(phase.startswith("reading (") and phase.endswith(" KB)") for _, _, phase in seen)
+    assert seen[-1] == (100, 100, "done")
+    assert "Make me a one-line countdown in JS" in {r["user"] for r in rows(engine)}
+
+
+def test_librechat_error_reply_is_not_memory(engine):
+    doc = fx.librechat()
+    m6 = doc["messagesTree"][0]["children"][0]["children"][1]["children"][1]
+    m6.update(error=True, content=[], text="Error: 429 rate limited")
+    engine.import_dialogue("u1", json.dumps(doc).encode())
+    assert not any("429" in r["assistant"] for r in rows(engine))
