@@ -106,7 +106,7 @@ def test_phone_layout_header_tables_chat_and_heat(views: Views, seeded: Seeded) 
     assert nav.evaluate("n => n.scrollWidth <= n.clientWidth"), "the nav scrolls sideways"
     links = nav.get_by_role("link").all()
     assert [a.inner_text() for a in links] == ["Chat", "Import", "Analysis", "Memory",
-                                               "Profile", "Versions", "Settings"]
+                                               "Profile", "Versions", "Lab", "Settings"]
     for link in links:
         box = link.bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= SIZES["phone"]["width"], (
