@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object (default)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=None, help="default: os.cpu_count()")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="default: the product's (MEMORYOS_LLM_THREADS, else half the cores)")
     parser.add_argument("--gen-tokens", type=int, default=64)
     parser.add_argument("--runtimes", default=None,
                         help="comma-separated: cffi,llamacpp (default: every installed one)")

@@ -264,3 +264,16 @@ def test_local_model_grammars_of_the_prompts_load(local_model) -> None:  # type:
         done = local_model.complete([{"role": "user", "content": "Reply with JSON."}],
                                     max_tokens=8, json_schema=schema)
         assert done.text.lstrip().startswith("{")
+
+
+def test_the_embedded_model_leaves_a_core_to_the_rest_unless_told(monkeypatch):
+    import os
+
+    from memoryos_core.llm.local import default_threads
+
+    monkeypatch.delenv("MEMORYOS_LLM_THREADS", raising=False)
+    assert default_threads() == max(1, (os.cpu_count() or 2) // 2)
+    monkeypatch.setenv("MEMORYOS_LLM_THREADS", "3")
+    assert default_threads() == 3
+    monkeypatch.setenv("MEMORYOS_LLM_THREADS", "lots")  # not a number: the default, no crash
+    assert default_threads() == max(1, (os.cpu_count() or 2) // 2)
