@@ -184,3 +184,20 @@ def test_openmemory_and_letta_saved_memories_become_marked_facts(engine):
                          "imported from Letta agent pocket-coach (persona block)"}
     assert "vorpalmonk" not in json.dumps(engine.export("u1"))
     assert engine.import_dialogue("u1", json.dumps(fx.LETTA).encode())["facts"]["imported"] == 0
+
+
+def test_claude_memories_json_alone_and_openmemory_jsonl_gz(engine):
+    import gzip
+
+    report = engine.import_dialogue("u1", json.dumps(fx.CLAUDE_MEMORIES).encode())
+    assert report["format"] == "claude-memories" and report["facts"]["imported"] == 3
+    lines = [{"id": "m9", "content": "Cycles to work", "state": "active", "app": "openmemory",
+              "created_at": "2025-02-01T08:00:00+00:00"},
+             {"id": "m8", "content": "Sold the old van", "state": "deleted"}]
+    data = gzip.compress("\n".join(json.dumps(x) for x in lines).encode())
+    report = engine.import_dialogue("u1", data)
+    assert report["format"] == "openmemory" and report["facts"]["imported"] == 1
+    facts = {f["text"]: f for f in engine.state("u1")["long_term"]["user_facts"]}
+    assert facts["Cycles to work"]["origin"] == "imported from OpenMemory (openmemory)"
+    assert facts["Cycles to work"]["valid_from"] == utc("2025-02-01T08:00:00Z")
+    assert "Sold the old van" not in facts
