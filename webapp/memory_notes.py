@@ -21,7 +21,8 @@ def _first_words(text: str) -> str:
 
 def _item(link: str, url: str, before: str = "", after: str = "",
           forget: int | None = None) -> dict[str, Any]:
-    return {"before": before, "link": link, "url": url, "after": after, "forget": forget}
+    return {"before": before, "link": link, "url": url, "after": after, "forget": forget,
+            "earlier": False}
 
 
 def moved_items(engine: MemoryEngine, user_id: str, moved: list[int]) -> list[dict[str, Any]]:
@@ -94,9 +95,12 @@ def turn_notes(engine: MemoryEngine, user_id: str, result: dict[str, Any],
     else:
         runs = since_previous_turn(engine, user_id, int(exchange_id)) if background else []
     for kind, detail in runs:
-        items += _maintenance_items(kind, dict(detail))
+        # what finished in the background since the previous turn may not come from this
+        # exchange (another turn, an import, a forced analysis): the note says "since"
+        items += [dict(i, earlier=report is None) for i in _maintenance_items(kind, dict(detail))]
     if len(items) > MOST:
         more = len(items) - MOST
-        items = items[:MOST] + [_item(f"{more} more in the event log",
-                                      url_for("memory.events"), before="and ")]
+        items = items[:MOST] + [dict(_item(f"{more} more in the event log",
+                                           url_for("memory.events"), before="and "),
+                                     earlier=items[-1]["earlier"])]
     return items

@@ -37,6 +37,7 @@ def test_inline_turn_names_the_facts_it_learned_with_forget_this(make_app):
     learned = _facts(engine, "u1")
     assert learned, "maintenance learned no fact"
     note = html.unescape(notes[4])  # the turn that filed a batch of two pages
+    assert "<strong>Memory updated</strong>" in note and "since your last" not in note
     assert "moved to mid-term memory" in note and "filed into" in note
     for fact_id, text in learned.items():
         assert f'<a href="/memory#fact-{fact_id}">“{text}”</a>' in note
@@ -67,6 +68,7 @@ def test_background_maintenance_is_named_by_the_next_answer(make_app):
     assert learned
     assert "learned" not in notes[4]  # its own maintenance had not run when it answered
     later = html.unescape(_notes(chat(client, "I bake bread on Sundays.").data.decode()))
+    assert "<strong>Memory updated since your last message</strong>" in later
     for fact_id, text in learned.items():
         assert f'<a href="/memory#fact-{fact_id}">“{text}”</a>' in later
     again = _notes(chat(client, "I collect old maps.").data.decode())
