@@ -21,6 +21,8 @@ from wtforms.validators import NumberRange, Optional
 from memoryos_core import InvalidInput
 from memoryos_core.evaluation import CATEGORIES, DEFAULT_BUDGET, STRATEGIES, report
 from memoryos_core.evaluation.samples import SAMPLES, sample_bytes
+from memoryos_core.runtime import JobWorkers
+from memoryos_core.runtime.jobs import Jobs
 
 from . import lab_runs, lab_view
 from .control_forms import form_error
@@ -55,7 +57,18 @@ class LabForm(FlaskForm):
 
 @bp.record_once
 def _register(state: Any) -> None:
-    lab_runs.register(state.app)
+    """Runs go to the app's job workers, or with LAB_WORKERS > 0 to the lab's own threads, so
+    imports and analysis never wait behind an evaluation."""
+    app = state.app
+    count = int(app.config.get("LAB_WORKERS") or 0)
+    main = app.extensions["memoryos"].jobs
+    if count <= 0:
+        lab_runs.register(app, main)
+        return
+    own = Jobs(main.store, stale_seconds=main.stale_seconds)  # the same table, evals only
+    lab_runs.register(app, own)
+    workers = app.extensions["memplay_lab_workers"] = JobWorkers(own)
+    workers.start(count)
 
 
 def _run(job_id: str) -> dict[str, Any]:

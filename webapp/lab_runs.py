@@ -105,7 +105,7 @@ def run_job(app: Any, user_id: str, payload: dict[str, Any], progress: Any) -> d
     return pack(result)
 
 
-def register(app: Any) -> None:
-    """Let this app's workers run evaluation jobs."""
-    app.extensions["memoryos"].jobs.register(
-        KIND, lambda user_id, payload, progress: run_job(app, user_id, payload, progress))
+def register(app: Any, jobs: Any) -> None:
+    """Let the workers of this job queue run evaluation jobs."""
+    jobs.register(KIND, lambda user_id, payload, progress: run_job(app, user_id, payload,
+                                                                    progress))

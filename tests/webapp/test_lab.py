@@ -198,3 +198,19 @@ def test_lab_answers_with_the_users_model_and_shows_f1(client, user, engine, loc
     rows = list(csv.DictReader(io.StringIO(
         client.get(f"/lab/runs/{job_id}/records.csv").data.decode())))
     assert {r["f1"] for r in rows if r["q"] == "0" and r["sample_id"] == "demo-ana"} == {"1.0"}
+
+
+def test_lab_workers_of_their_own_run_the_evaluations(make_app, embedder):
+    app = make_app(LAB_WORKERS=1)
+    lab = app.extensions["memplay_lab_workers"]
+    try:
+        assert "eval" not in app.extensions["memoryos"].jobs.kinds()  # imports never wait
+        client = app.test_client()
+        client.post("/register", data={"username": "cy", "password": "correct horse",
+                                       "confirm": "correct horse"})
+        eng = app.extensions["memoryos"]
+        job_id = _start(client, {"sample": "longmemeval", "budget": "1200"})
+        job = wait_job(eng, "u1", job_id, timeout=120)
+        assert job["status"] == "done" and job["worker"] == lab.jobs.worker_id
+    finally:
+        lab.stop()
