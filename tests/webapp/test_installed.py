@@ -25,6 +25,7 @@ page = client.get("/login")
 assert page.status_code == 200 and b"Log in" in page.data, page.status_code
 assert client.get("/static/js/htmx.min.js").status_code == 200
 assert client.get("/static/css/app.css").status_code == 200
+assert client.get("/favicon.ico").status_code == 200
 print("rendered from", app.template_folder)
 """
 
