@@ -57,8 +57,8 @@ class LabForm(FlaskForm):
 
 @bp.record_once
 def _register(state: Any) -> None:
-    """Runs go to the app's job workers, or with LAB_WORKERS > 0 to the lab's own threads, so
-    imports and analysis never wait behind an evaluation."""
+    """Runs go to the app's job workers, or with LAB_WORKERS > 0 to the lab's own threads."""
+    # threads of its own: imports and analysis never wait behind an evaluation
     app = state.app
     count = int(app.config.get("LAB_WORKERS") or 0)
     main = app.extensions["memoryos"].jobs

@@ -20,8 +20,7 @@ def questions(recs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def summary(result: dict[str, Any], recs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The result page: category table, chart bars, token spread, the product vs. its best
-    baseline, and the questions where they disagree first."""
+    """The result page: category table, chart bars, token spread, disagreements first."""
     cats = report.category_names(result)
     strategies = list(result["summary"])
     bars = [{"category": cat, "bars": [
@@ -54,8 +53,7 @@ def summary(result: dict[str, Any], recs: list[dict[str, Any]]) -> dict[str, Any
 
 def question(recs: list[dict[str, Any]], n: int, other: str | None,
              result: dict[str, Any]) -> dict[str, Any] | None:
-    """Question `n`: gold turns, and the product's and another strategy's context side by side
-    (default: the best baseline), evidence lines marked, a reason per gold turn."""
+    """Question `n`: the product's and another strategy's (default the best) contexts, marked."""
     rows = questions(recs)
     if not 0 <= n < len(rows):
         return None

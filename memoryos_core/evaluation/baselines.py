@@ -40,8 +40,7 @@ def dense_ranking(engine: Any, user: str, qvec: Any, short: set[int]) -> list[in
 
 
 def bm25_ranking(engine: Any, user: str, words: list[str]) -> list[int]:
-    """Mid-term pages by the store's keyword search over the given content words
-    (stemmed; pages holding more of the words first, then BM25)."""
+    """Mid-term pages by the store's stemmed keyword search (more of the words first, BM25)."""
     ranked: list[int] = search.keyword_search(engine.store, user, words, DEPTH)
     return ranked
 
@@ -58,12 +57,10 @@ def rrf(*rankings: list[int]) -> list[int]:
 def context(strategy: str, engine: Any, user: str, question: str, qvec: Any,
             rows: dict[int, dict[str, Any]], short: list[int], short_tokens: int,
             target: int) -> FlatContext:
-    """A flat baseline's context at `target` tokens (the question's vector given).
-
-    Pages are written exactly as the product writes them (memory_block.fill_pages: day headers,
-    one line per page), so only the ranking differs. `flat-hybrid-filtered` drops the words
-    found in many exchanges first, as the product's keyword search does.
-    """
+    """A flat baseline's context at `target` tokens (the question's vector given)."""
+    # pages are written exactly as the product writes them (memory_block.fill_pages: day
+    # headers, one line per page), so only the ranking differs; flat-hybrid-filtered drops the
+    # words found in many exchanges first, as the product's keyword search does
     dense = dense_ranking(engine, user, qvec, set(short))
     words: list[str] = []
     dropped: list[str] = []

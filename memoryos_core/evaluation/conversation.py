@@ -100,11 +100,9 @@ class Conversation:
 
     def context(self, strategy: str, question: str, budget: int, window: int, target: int,
                 evidence: list[int], qvec: Any = None) -> Assembled:
-        """A strategy's context for a question and why each evidence exchange is in it or not.
-
-        `target` is the product's token count for this question: the flat baselines fill to it;
-        `qvec` the question's vector, shared by the flat baselines.
-        """
+        """A strategy's context for a question and why each evidence exchange is in it or not."""
+        # `target`: the product's token count for this question, which the flat baselines fill
+        # to; `qvec`: the question's vector, shared by the flat baselines
         t0 = time.perf_counter()
         short_text = self.short_text
         recent = lines.recent_lines(self.fitted)
@@ -174,12 +172,11 @@ def import_conversation(sample: Sample, mode: str, data: Path, emb: Embedder,
 
 
 class QuestionVectors:
-    """The embedder of a throwaway memory, remembering the vector of each single text.
+    """The embedder of a throwaway memory, remembering the vector of each single text."""
 
-    A question is embedded once, not once per strategy (the product's retrieval and the flat
-    baselines ask for the same text alone); texts embedded together (the import's batches)
-    go to the embedder as they are, so every vector is the one the embedder gives.
-    """
+    # A question is embedded once, not once per strategy (the product's retrieval and the flat
+    # baselines ask for the same text alone); texts embedded together (the import's batches)
+    # go to the embedder as they are, so every vector is the one the embedder gives.
 
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner

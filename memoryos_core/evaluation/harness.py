@@ -33,8 +33,8 @@ IMPORT_TURNS_PER_UNIT = 1
 
 
 def instant_model() -> ScriptedChatModel:
-    """An instant scripted chat model: valid JSON for structured calls (extractive mode asks
-    the model nothing; this only answers a call that would slip through)."""
+    """An instant scripted chat model answering any structured call with valid JSON."""
+    # extractive mode asks the model nothing: this only answers a call that would slip through
     return ScriptedChatModel(default=schema_filler, name="instant-scripted")
 
 
@@ -50,8 +50,8 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def chosen_strategies(names: Sequence[str] | None) -> tuple[str, ...]:
-    """The strategies to run in the harness's order; the product always (baselines fill to its
-    token count)."""
+    """The strategies to run, in the harness's order, the product always included."""
+    # the equal-token baselines fill to the product's token count: it runs first, every time
     if not names:
         return STRATEGIES
     unknown = [n for n in names if n not in STRATEGIES]
@@ -64,8 +64,7 @@ def chosen_strategies(names: Sequence[str] | None) -> tuple[str, ...]:
 def evaluate(conv: Conversation, qas: list[dict[str, Any]], budget: int, window: int,
              answerer: Any = None, strategies: Sequence[str] = STRATEGIES,
              tick: Callable[[], None] | None = None) -> list[dict[str, Any]]:
-    """One record per (question, strategy): recall, tokens, context lines and a reason per
-    evidence turn, and answer scores when an answerer is given."""
+    """One record per (question, strategy): recall, tokens, context lines, a reason per turn."""
     records = []
     for q_no, qa in enumerate(qas):
         wanted = evidence_ids(qa)
@@ -145,9 +144,9 @@ def aggregate(records: list[dict[str, Any]],
 
 def _questions(fmt: str, samples: list[Sample], categories: Sequence[int] | None,
                stride: int, limit: int | None) -> list[tuple[Sample, list[dict[str, Any]]]]:
-    """(sample, its questions) to run: LoCoMo every `stride`-th question of each of the first
-    `limit` conversations in `categories` (default 1-4); LongMemEval every `stride`-th
-    question (a sample each) up to `limit`, every category unless some are named."""
+    """(sample, its questions) to run, per format (see `run` for the defaults)."""
+    # LoCoMo: every stride-th question of the first `limit` conversations, categories 1-4 by
+    # default; LongMemEval: every stride-th question (a sample each) up to `limit`, all
     if fmt == "longmemeval":
         picked = samples[::stride][: limit or None]
         return [(s, [qa for qa in s.qa if categories is None
@@ -161,8 +160,8 @@ def prepare(data: bytes, name: str, budget: int = DEFAULT_BUDGET,
             window: int = DEFAULT_WINDOW, strategies: Sequence[str] | None = None,
             categories: Sequence[int] | None = None, stride: int = 1, limit: int | None = None,
             ) -> tuple[str, tuple[str, ...], list[tuple[Sample, list[dict[str, Any]]]]]:
-    """Check a run before it starts (writes nothing): (format, strategies, (sample, questions)
-    pairs); InvalidInput with the reason otherwise, so a host makes no half-made run."""
+    """Check a run before it starts, writing nothing: (format, strategies, work) or InvalidInput."""
+    # a host calls this before it queues anything, so a bad file makes no half-made run
     if not 10 <= budget <= 100_000 or not 10 <= window <= 1_000_000:
         raise InvalidInput("the token budget must be 10 to 100000 tokens, the window 10 to"
                            " 1000000")
@@ -179,9 +178,8 @@ def run(data: bytes, name: str, emb: Embedder, *, budget: int = DEFAULT_BUDGET,
         categories: Sequence[int] | None = None, stride: int = 1, limit: int | None = None,
         mode: str = "extractive", answerer: Any = None, model: Any = None,
         progress: Progress | None = None) -> dict[str, Any]:
-    """Evaluate a LoCoMo or LongMemEval file (its bytes): settings, imports, summary,
-    comparison and one record per (question, strategy). `progress(done, total, phase)` may
-    raise to stop the run (its temporary memory goes with it)."""
+    """Evaluate a LoCoMo or LongMemEval file's bytes: settings, summary, comparison, records."""
+    # `progress(done, total, phase)` may raise to stop the run: its temporary memory goes too
     fmt, names, work = prepare(data, name, budget, window, strategies, categories, stride,
                                limit)
     units = [max(1, _turns(s) // IMPORT_TURNS_PER_UNIT) for s, _ in work]

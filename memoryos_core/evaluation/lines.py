@@ -74,8 +74,7 @@ def _clip(text: str, n: int = 160) -> str:
 
 
 def trace_summary(trace: Retrieval, evidence: list[int]) -> dict[str, Any]:
-    """The product's retrieval trace as a record keeps it: what was searched, the segments and
-    the candidate pages with their ranks and why each is in the block or not (texts clipped)."""
+    """The product's retrieval trace as a record keeps it (candidate pages' texts clipped)."""
     pages = []
     for n, p in enumerate(trace["pages"]):
         if n >= TRACE_PAGES and p["id"] not in evidence:

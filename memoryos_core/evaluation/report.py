@@ -81,8 +81,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def compare_runs(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Run b against run a: recall deltas per strategy and category, and the product's
-    questions that flipped (found in one run, missed in the other), both ways."""
+    """Run b against run a: recall deltas per strategy and category, product flips both ways."""
     deltas: dict[str, dict[str, float | None]] = {}
     for name in a["summary"]:
         if name not in b["summary"]:
