@@ -7,9 +7,9 @@ the end): N mid-term pages in segments of 50 pages, page vectors from the real e
 their summaries.
 `mid_term_capacity` is raised to hold every segment (stated in the settings). Floor, measured in
 the same run on the same vectors, query by query: one query embedding + one flat numpy
-inner-product search (argpartition top-k) over the N x 384 page matrix. The two sides take turns
-going first and warm up alike; the query embedding inside retrieve (its timings_ms.embed) is
-reported against the floor's own embedding of the same query (ratio_embed_p50).
+inner-product search (argpartition top-k, one OpenBLAS thread) over the N x 384 page matrix.
+The two sides take turns going first and warm up alike; the query embedding inside retrieve
+(its timings_ms.embed) is reported against the floor's embedding of the query (ratio_embed_p50).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from memoryos_core.storage import database_url
 from memoryos_core.storage.snapshots import wipe_memory
@@ -264,11 +265,20 @@ def cache_mb(data: Path) -> float:
 
 def _time_queries(engine: Any, user: str, qs: list[str], mat: np.ndarray,
                   emb: Any) -> dict[str, Any]:
-    """Two warm-ups, then retrieve and the floor timed query by query, taking turns first.
+    """Two warm-ups, then retrieve and the floor timed query by query, taking turns first."""
+    # The floor's matrix product runs on one OpenBLAS thread, as the product's FAISS scan does:
+    # with two, OpenBLAS's second thread spins on after each product and slowed whatever came
+    # next on 2 cores, the product's query embedding most (issue 37: 1.2-1.3x the floor's
+    # embedding of the same query under load, 1.0x with one thread); loaded, the floor itself
+    # also waited on its second thread.
+    with threadpool_limits(limits={"openblas": 1}):
+        return _alternating(engine, user, qs, mat, emb)
 
-    What runs just before a side can slow it (a thread pool still spinning after the other
-    side's last call), so the two sides alternate which goes first, and warm up alike.
-    """
+
+def _alternating(engine: Any, user: str, qs: list[str], mat: np.ndarray,
+                 emb: Any) -> dict[str, Any]:
+    """The timing loop of `_time_queries`: what runs just before a side can slow it, so the
+    two sides alternate which goes first, and warm up alike."""
     k = engine.config.top_pages * 3
     out: dict[str, list[Any]] = {key: [] for key in (
         "total", "no_embed", "embed", "floor", "floor_no_embed", "floor_embed", "selected")}
