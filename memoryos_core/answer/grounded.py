@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..llm import Embedder
+from ..memory import attributes
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
 from ..text import STOP_WORDS, sentences, stem, stems_held, words
@@ -194,6 +195,9 @@ def best_sentence(embedder: Embedder, trace: Retrieval, question: str,
         score += FACT_BONUS if fact is not None else 0.0
         if hits or (asks_about_user(question) and c >= least):
             scored.append(Evidence(sentence, page, fact, ts, round(score, 4), hits))
+    current = _attribute_answer(embedder, question, vecs, found, cos)
+    if current is not None:
+        return current
     if not scored:
         return None
     best = max(e.score for e in scored)
@@ -201,6 +205,32 @@ def best_sentence(embedder: Embedder, trace: Retrieval, question: str,
     if asks_about_past(question):
         return max(near, key=lambda e: e.score)
     return max(near, key=lambda e: ((e.timestamp or 0.0), e.score))  # the newest holds now
+
+
+def _attribute_answer(embedder: Embedder, question: str, vecs: Any,
+                      found: list[tuple[str, int | None, int | None, float | None]],
+                      cos: Any) -> Evidence | None:
+    """For a question on a one-value attribute of the user (where they live, their job, car),
+    the newest sentence stating it ("I moved to Berlin last month." over "I live in Paris.",
+    though only Paris shares the word "live"), or the one before it for a question on the
+    past; None when the question names no such attribute or no sentence states it."""
+    if not asks_about_user(question):  # "Where does Caroline live?" has no holder we can read
+        return None
+    asked = {name for name in attributes.classify(vecs[0], embedder)
+             if attributes.single_valued(name) and attributes.holder(question, name) == "self"}
+    if not asked:
+        return None
+    kinds = attributes.classify_many(vecs[1:], embedder)
+    stating = [(c, ts, i) for i, ((s, _, _, ts), of, c) in enumerate(zip(found, kinds, cos,
+                                                                          strict=True))
+               if asked & set(of) and all(attributes.holder(s, n) == "self"
+                                          for n in asked & set(of))]
+    if not stating:
+        return None
+    stating.sort(key=lambda x: (x[1] or 0.0, x[0]))  # oldest first
+    _, _, i = stating[-2] if asks_about_past(question) and len(stating) > 1 else stating[-1]
+    sentence, page, fact, ts = found[i]
+    return Evidence(sentence, page, fact, ts, round(float(cos[i]), 4), 0)
 
 
 def reflect(sentence: str) -> str | None:

@@ -260,6 +260,22 @@ def test_a_question_about_the_user_finds_its_fact_by_meaning(make_engine):
     assert result["answer"] == "Hello! I am fine, thank you."
 
 
+@pytest.mark.real_model  # the attribute ("where I live") is read by meaning (MiniLM)
+def test_a_new_value_said_minutes_ago_answers_now_and_the_old_one_before(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    model = small_model(["Paris is lovely.", "Grey days.", "Green tea is nice.", "Exciting!"])
+    for said in ("I live in Paris.", "The weather is grey today.", "I like green tea.",
+                 "I moved to Berlin last month."):
+        engine.chat("u1", said, model=model, maintain=False)
+    # only Paris shares the word "live" with the question; Berlin is the newer home
+    for question in ("Where do I live now?", "Where do I live?"):
+        answer = engine.chat("u1", question, model=model, maintain=False)["answer"]
+        assert answer == "You told me earlier today that you moved to Berlin last month."
+    answer = engine.chat("u1", "Where did I live before?", model=model, maintain=False)
+    assert answer["answer"] == "You told me earlier today that you live in Paris."
+    assert len(model.calls) == 4
+
+
 @pytest.mark.real_model  # retrieval by meaning decides which pages the trace holds
 def test_an_advice_question_is_the_models_even_where_memory_holds_its_words(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
