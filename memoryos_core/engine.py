@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from .answer import modes, retrieval, turn
 from .answer.answering import COMPACT_MEMORY_TOKENS, fit_prompt, layout_for
-from .answer.types import TRACE_VERSION, Retrieval, Trace, read_trace, trace_json
+from .answer.types import TRACE_VERSION, ChatResult, Retrieval, Trace, read_trace, trace_json
 from .config import EngineConfig
 from .context import Context
 from .control.conversations import Conversations
@@ -26,7 +26,7 @@ from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
 from .memory.reports import AnalysisReport, MaintainReport
 from .memory.state import PageDetail, PageView, Profile, SegmentView, ShortTermFill, State
-from .runtime.jobs import Jobs
+from .runtime.jobs import Jobs, Progress, staged
 from .storage import exchanges as rows_db
 from .storage import open_index, open_store
 from .storage import segments as segments_db
@@ -38,40 +38,6 @@ from .transfer.versions import Diff, ExportDocument, Restored, Saved, Version
 
 if TYPE_CHECKING:  # the module itself is loaded on first use
     from .transfer.reference_import import FolderImport, FolderPreview
-
-Progress = Callable[[int, int, str], None]
-UNITS = {"embedding": "exchanges", "reading": "KB", "consolidation": "batches", "analysis": "steps"}
-
-
-def staged(progress: Progress | None,
-           spans: dict[str, tuple[int, int]]) -> Progress | None:
-    """Map per-phase progress onto one 0-100 scale, so a bar never runs backwards."""
-    if progress is None:
-        return None
-    reported = [0]
-
-    def report(done: int, total: int, phase: str) -> None:
-        start, end = spans.get(phase, (reported[0], reported[0]))
-        value = start + (end - start) * done // max(total, 1)
-        reported[0] = max(reported[0], value)
-        label = f"{phase} ({done} of {total} {UNITS[phase]})" if phase in UNITS else phase
-        progress(reported[0], 100, label)
-
-    return report
-
-
-class ChatResult(TypedDict):
-    """One answered turn: the reply, the exchange it was stored as, and its trace."""
-
-    answer: str
-    exchange_id: int | None  # None: a temporary or memory-off turn, stored nowhere
-    model: str
-    trace: Trace
-    stats: dict[str, Any]  # first_token_ms, tokens_per_second, completion_tokens, answer_ms
-    source: str  # model | retry | plain | memory | no memory
-    evidence: dict[str, Any] | None  # the memory sentence a memory answer says back
-    moved_to_mid_term: list[int]  # exchanges that became pages this turn
-
 
 class Event(TypedDict):
     """One entry of a user's event log."""

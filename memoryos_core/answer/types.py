@@ -188,3 +188,16 @@ def read_trace(raw: str) -> Trace:
     if "version" not in data:
         data["version"] = 0
     return cast(Trace, data)  # a dict of the stored shape: the keys are not checked one by one
+
+
+class ChatResult(TypedDict):
+    """One answered turn: the reply, the exchange it was stored as, and its trace."""
+
+    answer: str
+    exchange_id: int | None  # None: a temporary or memory-off turn, stored nowhere
+    model: str
+    trace: Trace
+    stats: dict[str, Any]  # first_token_ms, tokens_per_second, completion_tokens, answer_ms
+    source: str  # model | retry | plain | memory | no memory
+    evidence: dict[str, Any] | None  # the memory sentence a memory answer says back
+    moved_to_mid_term: list[int]  # exchanges that became pages this turn

@@ -130,3 +130,23 @@ class Jobs:
     def fail(self, job_id: str, error: str) -> None:
         """Mark a job failed with a message for the user."""
         rows.fail_job(self.store, job_id, error)
+
+
+UNITS = {"embedding": "exchanges", "reading": "KB", "consolidation": "batches", "analysis": "steps"}
+
+
+def staged(progress: Progress | None,
+           spans: dict[str, tuple[int, int]]) -> Progress | None:
+    """Map per-phase progress onto one 0-100 scale, so a bar never runs backwards."""
+    if progress is None:
+        return None
+    reported = [0]
+
+    def report(done: int, total: int, phase: str) -> None:
+        start, end = spans.get(phase, (reported[0], reported[0]))
+        value = start + (end - start) * done // max(total, 1)
+        reported[0] = max(reported[0], value)
+        label = f"{phase} ({done} of {total} {UNITS[phase]})" if phase in UNITS else phase
+        progress(reported[0], 100, label)
+
+    return report
