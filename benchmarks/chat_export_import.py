@@ -27,6 +27,8 @@ WORDS = ("garden tomato bicycle river mountain violin marathon recipe sourdough 
          " harbour lighthouse keeper poem weather umbrella jacket socks boots lantern compass"
          " orchard cider bakery oven flour yeast knitting scarf chess opening rook bishop").split()
 ROOT_ID = "00000000-0000-4000-8000-000000000000"
+# sizes like a real export's: 111 MB held 11,998 messages (export_formats.md 1.7), ~9 KB each
+QUESTION_CHARS, ANSWER_CHARS = 600, 5000
 
 
 def _text(rng: random.Random, chars: int) -> str:
@@ -51,25 +53,25 @@ def _claude_conversation(rng: random.Random, n: int, turns: int) -> dict[str, An
     parent = ROOT_ID
     for t in range(turns):
         ts = start + t * 60
-        question = f"[{n}.{t}] " + _text(rng, 300)
+        question = f"[{n}.{t}] " + _text(rng, QUESTION_CHARS)
         uid = f"c{n}-h{t}"
         messages.append({"uuid": uid, "sender": "human", "text": question,
                          "content": [{"type": "text", "text": question, "citations": []}],
                          "created_at": _iso(ts), "updated_at": _iso(ts), "attachments": [],
                          "files": [], "parent_message_uuid": parent})
         if t % 4 == 0:
-            dropped = _text(rng, 600)
+            dropped = _text(rng, ANSWER_CHARS)
             messages.append({"uuid": f"c{n}-x{t}", "sender": "assistant", "text": dropped,
                              "content": [{"type": "text", "text": dropped}],
                              "created_at": _iso(ts + 5), "parent_message_uuid": uid})
-        answer = _text(rng, 1500)
-        content: list[dict[str, Any]] = [{"type": "thinking", "thinking": _text(rng, 300),
+        answer = _text(rng, ANSWER_CHARS)
+        content: list[dict[str, Any]] = [{"type": "thinking", "thinking": _text(rng, 2000),
                                           "summaries": [], "cut_off": False}]
         if t % 5 == 2:
             content.append({"type": "tool_use", "id": f"tu{n}{t}", "name": "artifacts",
                             "input": {"id": f"a{n}{t}", "type": "text/markdown",
                                       "title": f"Notes {n}.{t}", "command": "create",
-                                      "content": _text(rng, 400)}})
+                                      "content": _text(rng, 2000)}})
         content.append({"type": "text", "text": answer, "citations": []})
         parent = f"c{n}-a{t}"
         messages.append({"uuid": parent, "sender": "assistant", "text": answer,
@@ -96,10 +98,10 @@ def _chatgpt_conversation(rng: random.Random, n: int, turns: int) -> dict[str, A
 
     for t in range(turns):
         ts = start + t * 60
-        node(f"h{t}", "user", f"[{n}.{t}] " + _text(rng, 300), ts, parent)
+        node(f"h{t}", "user", f"[{n}.{t}] " + _text(rng, QUESTION_CHARS), ts, parent)
         if t % 4 == 0:
-            node(f"x{t}", "assistant", _text(rng, 600), ts + 5, f"h{t}")
-        node(f"a{t}", "assistant", _text(rng, 1500), ts + 20, f"h{t}")
+            node(f"x{t}", "assistant", _text(rng, ANSWER_CHARS), ts + 5, f"h{t}")
+        node(f"a{t}", "assistant", _text(rng, ANSWER_CHARS), ts + 20, f"h{t}")
         parent = f"a{t}"
     return {"title": f"Conversation {n}", "create_time": start, "mapping": mapping,
             "current_node": parent}
@@ -176,8 +178,9 @@ def run(claude_mb: list[float] | None = None, baseline_mb: float = 40.0,
             path = Path(tmp) / f"{kind}-{mb:g}MB.json"
             conversations = generate(path, kind, mb)
             got = import_in_child(path, kind, embedder, Path(tmp) / f"data-{n}")
-            got.update(kind=kind, file_mb=round(path.stat().st_size / 2**20, 1),
-                       conversations=conversations)
+            size_mb = path.stat().st_size / 2**20
+            got.update(kind=kind, file_mb=round(size_mb, 1), conversations=conversations,
+                       mb_per_s=round(size_mb / max(got["wall_s"], 1e-9), 2))
             path.unlink()
             rows.append(got)
     base, same = rows[0], rows[1]
@@ -191,10 +194,11 @@ def run(claude_mb: list[float] | None = None, baseline_mb: float = 40.0,
               "machine": common.machine(), "versions": common.versions(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     if write:
-        md = ["| importer | file MB | conversations | exchanges | wall s | pages/s |"
-              " added peak MB |", "|---|---|---|---|---|---|---|"]
+        md = ["| importer | file MB | conversations | exchanges | wall s | pages/s | MB/s |"
+              " added peak MB |", "|---|---|---|---|---|---|---|---|"]
         md += [f"| {r['kind']} | {r['file_mb']} | {r['conversations']} | {r['exchanges']} |"
-               f" {r['wall_s']} | {r['pages_per_s']} | {r['added_peak_mb']} |" for r in rows]
+               f" {r['wall_s']} | {r['pages_per_s']} | {r['mb_per_s']} | {r['added_peak_mb']} |"
+               for r in rows]
         md.append(f"\nClaude vs ChatGPT importer at {baseline_mb:g} MB: pages/s x"
                   f"{result['ratio_pages_per_s_vs_chatgpt']}, added peak memory x"
                   f"{result['ratio_added_peak_vs_chatgpt']} ({embedder} embedder).")
