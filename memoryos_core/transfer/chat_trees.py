@@ -48,7 +48,9 @@ def claude_message_text(msg: dict[str, Any]) -> str:
             if body.strip() and (args.get("title") or args.get("type")):
                 parts.append(_artifact(text_of(args.get("title")), body))
         # thinking (reasoning), tool_result and token_budget are not what was said
-    text = "\n\n".join(parts) or _claude_legacy_text(text_of(msg.get("text")))
+    # the flattened text may carry the thinking prose: never read it beside thinking blocks
+    thought = any(obj(b).get("type") == "thinking" for b in arr(msg.get("content")))
+    text = "\n\n".join(parts) or ("" if thought else _claude_legacy_text(text_of(msg.get("text"))))
     if not text:  # a large paste arrives as an attachment with the text extracted
         text = "\n\n".join(text_of(obj(a).get("extracted_content")).strip()
                            for a in arr(msg.get("attachments"))

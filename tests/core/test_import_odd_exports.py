@@ -136,3 +136,11 @@ def test_librechat_error_reply_is_not_memory(engine):
     m6.update(error=True, content=[], text="Error: 429 rate limited")
     engine.import_dialogue("u1", json.dumps(doc).encode())
     assert not any("429" in r["assistant"] for r in rows(engine))
+
+
+def test_claude_thinking_only_message_never_falls_back_to_its_flat_text(engine):
+    conv = fx.claude_conversations()[0]
+    conv["chat_messages"][2]["content"] = [{"type": "thinking", "thinking": "Mumblethink."}]
+    conv["chat_messages"][2]["text"] = "Mumblethink. Pack a shell jacket."
+    engine.import_dialogue("u1", json.dumps([conv]).encode())
+    assert not any("Mumblethink" in r["assistant"] + r["user"] for r in rows(engine))
