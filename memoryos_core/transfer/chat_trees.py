@@ -10,7 +10,7 @@ from typing import Any
 
 from .chat_common import Conversation, Turn, arr, epoch_time, fail, iso_time, make_title, obj, text_of
 
-CLAUDE_ROOT = "00000000-0000-4000-8000-000000000000"
+CLAUDE_ROOT = "00000000-0000-4000-8000-000000000000"  # the root's parent: not in the export
 LIBRECHAT_ROOT = "00000000-0000-0000-0000-000000000000"
 _PLACEHOLDER = re.compile(r"```\s*This block is not supported on your current device yet\.?\s*```")
 _ANT_THINKING = re.compile(r"<antThinking>.*?</antThinking>", re.S)
@@ -82,9 +82,11 @@ def claude(conv: Any, where: str) -> Conversation:
     by_id = {m["uuid"]: m for m in messages}
     tree = any("parent_message_uuid" in m for m in messages)
     if tree:
+        # the sentinel, or a parent not in the export, is the root (the walk keeps going up to
+        # the nearest ancestor there is)
         parent_of: dict[str, str | None] = {
-            m["uuid"]: (None if m.get("parent_message_uuid") in (None, CLAUDE_ROOT)
-                        else text_of(m.get("parent_message_uuid")) or None) for m in messages}
+            m["uuid"]: (text_of(m.get("parent_message_uuid")) or None) for m in messages}
+        parent_of = {k: (v if v in by_id else None) for k, v in parent_of.items()}
         leaf = text_of(conv.get("current_leaf_message_uuid")) or (
             messages[-1]["uuid"] if messages else None)
         shown = _walk_up(leaf, parent_of)

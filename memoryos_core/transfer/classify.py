@@ -172,6 +172,9 @@ def _jsonl(container: Container) -> Recognised:
     raise unknown(f"a JSONL file whose first line has the keys {_keys(first)}")
 
 
+ZIP_SIBLINGS = ("users.json", "projects.json", "conversations.json", "memories.json")
+
+
 def _zip(container: Container) -> Recognised:
     """The format of a ZIP archive by its members' names and their content's keys."""
     by_name: dict[str, list[str]] = {}
@@ -201,15 +204,21 @@ def _zip(container: Container) -> Recognised:
         got = _element(first_element(inner), inner, f"{memories} in the ZIP")
         if got is not None:
             return got
-    for name in ("myactivity.json", "memories.jsonl.gz"):
-        for member in by_name.get(name, []):  # a whole Takeout holds every product's activity
-            try:
-                return classify_container(container.with_member(member), f"{member} in the ZIP")
-            except ImportFormatError:
-                continue
     if any(n.endswith(("short_term.json", "mid_term.json")) for n in by_name):
         raise ImportFormatError("this ZIP is a MemoryOS data folder: use 'Import a MemoryOS"
                                 " data folder' (memoryos import-reference) instead")
+    # other names (a whole Takeout holds every product's activity, in localized folders): the
+    # first member whose content is a format we read
+    known = ("myactivity.json", "memories.jsonl.gz")
+    others = sorted(m for m in container.members if basename(m).endswith(
+        (".json", ".jsonl", ".jsonl.gz", ".af")) and basename(m) not in ZIP_SIBLINGS)
+    for member in sorted(others, key=lambda m: basename(m) not in known):
+        try:
+            got = classify_container(container.with_member(member), f"{member} in the ZIP")
+        except ImportFormatError:
+            continue
+        if got.format != "legacy":
+            return got
     shown = ", ".join(sorted(by_name)[:8]) or "nothing"
     raise unknown(f"a ZIP archive holding {shown}")
 

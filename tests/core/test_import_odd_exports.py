@@ -41,6 +41,10 @@ def test_a_whole_takeout_finds_the_gemini_activity_among_others(engine):
                    "Takeout/My Activity/Gemini Apps/MyActivity.json": fx.gemini()})
     report = engine.import_dialogue("u1", data)
     assert report["format"] == "gemini" and report["imported"] == 3
+    # localized folder and file names: the content still says Gemini
+    data = zipped({"Takeout/Meine Aktivitäten/Suche/MeineAktivitäten.json": search,
+                   "Takeout/Meine Aktivitäten/Gemini-Apps/MeineAktivitäten.json": fx.gemini()})
+    assert engine.preview_import("u2", data)["format"] == "gemini"
     assert not any("kites" in r["user"] for r in rows(engine))
 
 
