@@ -80,13 +80,18 @@ def _run(job_id: str) -> dict[str, Any]:
 
 
 def _runs() -> list[dict[str, Any]]:
-    jobs = engine().jobs.latest(uid(), lab_runs.KIND, RUNS_LISTED)
+    """The user's runs for the list: status, name and the product's recall, no records read."""
+    jobs = engine().jobs.latest_fields(uid(), lab_runs.KIND, RUNS_LISTED, {
+        "run_name": "name", "recall": "summary.memoryos.recall",
+        "questions": "summary.memoryos.questions"})
     out = []
     for job in jobs:
         view = lab_runs.shown(job_view(job) or {})
-        view.pop("result", None)  # the list shows no records
-        view["summary"] = ((job.get("result") or {}).get("summary") or {}).get("memoryos")
-        view["name"] = (job.get("result") or {}).get("name")
+        view.pop("result", None)
+        recall, questions = view.pop("recall"), view.pop("questions")
+        view["name"] = view.pop("run_name")
+        view["summary"] = None if questions is None else {
+            "recall": None if recall is None else float(recall), "questions": int(questions)}
         out.append(view)
     return out
 

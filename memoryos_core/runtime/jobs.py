@@ -94,6 +94,11 @@ class Jobs:
         """The user's newest jobs, optionally of one kind."""
         return rows.latest_jobs(self.store, user_id, kind, limit)
 
+    def latest_fields(self, user_id: str, kind: str, limit: int,
+                      paths: dict[str, str]) -> list[dict[str, Any]]:
+        """The user's newest jobs of a kind with only some fields of their results."""
+        return rows.latest_job_fields(self.store, user_id, kind, limit, paths)
+
     def active_counts(self) -> list[tuple[str, str, int]]:
         """(kind, status, count) of every user's queued and running jobs (for metrics)."""
         return rows.active_counts(self.store)

@@ -145,6 +145,25 @@ def latest_jobs(store: BaseStore, user_id: str, kind: str | None, limit: int,
     return [_decode(r) for r in rows]
 
 
+JOB_COLUMNS = ("id, user_id, kind, status, done, total, phase, error, created_at, updated_at,"
+               " heartbeat_at, worker, attempts")
+
+
+def latest_job_fields(store: BaseStore, user_id: str, kind: str, limit: int,
+                      paths: dict[str, str]) -> list[dict[str, Any]]:
+    """The user's newest jobs of a kind with some fields of their results ({name: 'a.b.c'}),
+    the results themselves left in the database (a run's holds its records)."""
+    picks = []
+    for name, path in paths.items():  # names and paths are the caller's constants
+        if store.dialect == "postgresql":
+            picks.append(f"(result::json #>> '{{{','.join(path.split('.'))}}}') AS {name}")
+        else:
+            picks.append(f"json_extract(result, '$.{path}') AS {name}")
+    rows = store.query(f"SELECT {JOB_COLUMNS}, {', '.join(picks)} FROM jobs WHERE user_id = ?"
+                       " AND kind = ? ORDER BY created_at DESC LIMIT ?", (user_id, kind, limit))
+    return [dict(r, result=None) for r in rows]
+
+
 def active_counts(store: BaseStore) -> list[tuple[str, str, int]]:
     """(kind, status, count) of the jobs waiting ('queued') or running, every user together."""
     return [(str(r["kind"]), str(r["status"]), int(r["n"])) for r in store.query(
