@@ -46,6 +46,28 @@ HOLDBACK_CHARS = 24  # shown this far behind the model: "The user thanked…" is
 PLAIN_REPLY = {"chat": "I see. Tell me more?",
                "general": "I'm not sure about that. A bigger model (Settings) would answer"
                           " it better."}
+_GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings)\b",
+                       re.IGNORECASE)
+_THANKS = re.compile(r"\b(?:thanks|thank you|cheers)\b", re.IGNORECASE)
+_NAME_GIVEN = re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"
+                         r"|\b(?:I'm|I am|(?i:call me)) ([A-Z][\w'-]+)\s*[.!]?$")
+
+
+def plain_reply(kind: str, question: str) -> str:
+    """Our reply when the model's failed: in kind with the message (a greeting is greeted, a
+    thank-you welcomed, a name given answered by name), else a plain prompt to go on."""
+    if kind == "general":
+        return PLAIN_REPLY["general"]
+    named = _NAME_GIVEN.search(question)
+    if named:
+        return f"Nice to meet you, {named.group(1) or named.group(2)}! What's on your mind?"
+    if _GREETING.match(question):
+        return "Hello! What would you like to talk about?"
+    if _THANKS.search(question):
+        return "You're welcome!"
+    return PLAIN_REPLY["chat"]
+
+
 REASONS = {"repeat": "the model repeated an earlier answer",
            "echo": "the model copied its prompt",
            "narration": "the model described the chat instead of answering",
@@ -265,7 +287,7 @@ def model_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[st
             return reply
         if got.shown and on_event is not None:
             on_event("replace", {"reason": REASONS[reason]})
-    reply.text, reply.source = PLAIN_REPLY.get(kind, PLAIN_REPLY["chat"]), "plain"
+    reply.text, reply.source = plain_reply(kind, question), "plain"
     if on_token is not None:
         if reply.first_token_s is None:
             reply.first_token_s = time.perf_counter() - started

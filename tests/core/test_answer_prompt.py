@@ -312,3 +312,12 @@ def test_a_capable_model_gets_the_chat_layout_and_streams(make_engine):
     assert "".join(pieces) == "You planted tomatoes."
     names = [p["name"] for p in trace["prompt_parts"]]
     assert names[0] == "instructions" and names[-2:] == ["recent", "message"]
+
+
+def test_the_plain_reply_answers_in_kind_with_the_message():
+    plain = answer_guard.plain_reply
+    assert plain("chat", "Hi! My name is Priya.") == "Nice to meet you, Priya! What's on your mind?"
+    assert plain("chat", "Good morning!") == "Hello! What would you like to talk about?"
+    assert plain("chat", "Thanks, that's kind of you.") == "You're welcome!"
+    assert plain("chat", "I am tired.") == "I see. Tell me more?"  # no name: "tired" is not one
+    assert plain("general", "Hi, what is a quasar?").startswith("I'm not sure about that.")
