@@ -271,7 +271,7 @@ def _time_queries(engine: Any, user: str, qs: list[str], mat: np.ndarray,
     # next on 2 cores, the product's query embedding most (issue 37: 1.2-1.3x the floor's
     # embedding of the same query under load, 1.0x with one thread); loaded, the floor itself
     # also waited on its second thread.
-    with threadpool_limits(limits={"openblas": 1}):
+    with threadpool_limits(limits=1, user_api="blas"):  # numpy's OpenBLAS (and FAISS's)
         return _alternating(engine, user, qs, mat, emb)
 
 
