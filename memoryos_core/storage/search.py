@@ -24,8 +24,23 @@ def indexed_terms(words: list[str]) -> dict[str, str]:
     one row and its instance vocabulary reads each word's term back by position.
     """
     plain = [w for w in dict.fromkeys(words) if _PLAIN.fullmatch(w)]
-    if not plain:
-        return {}
+    # a word's term never changes: each is asked of SQLite once (twice per retrieval before);
+    # read into a local copy first, so another thread's clear() takes nothing from this call
+    known = {w: _TERMS.get(w, "") for w in plain}  # "": not asked yet (no term is empty)
+    fresh = [w for w, term in known.items() if term == ""]
+    if fresh:
+        known.update(_tokenized(fresh))
+        if len(_TERMS) > 50_000:
+            _TERMS.clear()
+        _TERMS.update({w: known[w] for w in fresh})
+    return {w: term for w in plain if (term := known[w]) is not None}
+
+
+_TERMS: dict[str, str | None] = {}  # plain word -> its term in exchanges_fts
+
+
+def _tokenized(plain: list[str]) -> dict[str, str | None]:
+    """`indexed_terms` of some plain words, from SQLite's tokenizer (None: no term)."""
     db = getattr(_local, "tokenizer", None)
     if db is None:
         db = sqlite3.connect(":memory:")
@@ -38,7 +53,7 @@ def indexed_terms(words: list[str]) -> dict[str, str]:
         terms = {int(offset): term for term, offset in
                  db.execute("SELECT term, offset FROM terms WHERE doc = 1")}
         db.execute("DELETE FROM words WHERE rowid = 1")
-    return {w: terms[i] for i, w in enumerate(plain) if i in terms}
+    return {w: terms.get(i) for i, w in enumerate(plain)}
 
 
 def fts_query(words: list[str]) -> str:
