@@ -55,8 +55,11 @@ _REFLECT = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "y
             "was": "were", "wasn't": "weren't", "we": "you", "us": "you", "our": "your",
             "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've",
             "we'd": "you'd", "we'll": "you'll"}
+# openings that join a sentence to the talk, not to the fact: "Oh, by the way, speaking of
+# bikes, I just got a new one" is said back as "you just got a new one"
 _INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
-                           r"ah|aw|omg|actually|honestly)\b[\s,!.]*)+", re.IGNORECASE)
+                           r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also)\b[\s,!.]*"
+                           r"|speaking of [^,.!?]{1,40},\s*)+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

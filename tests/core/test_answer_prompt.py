@@ -232,6 +232,8 @@ def test_said_back_turns_the_users_sentence_to_them():
     assert back("Our dog Biscuit is a beagle, we adopted him.").endswith(
         "that your dog Biscuit is a beagle, you adopted him.")
     assert back("I moved to the US last year.").endswith("that you moved to the US last year.")
+    assert back("By the way, speaking of bikes, I just got a new one.").endswith(
+        "that you just got a new one.")
     # a sentence that speaks to the assistant is quoted, not turned
     assert back("You told me to rest my knee.") == (
         "You told me on 14 November 2023: \u201cYou told me to rest my knee.\u201d")
