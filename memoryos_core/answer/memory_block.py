@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from collections.abc import Collection
@@ -64,6 +65,7 @@ def fact_line(fact: FactHit) -> str:
     return f"- {fact['text']} (until {d.day} {d:%B %Y}; replaced)"
 
 
+@functools.lru_cache(maxsize=4096)  # ~40 per retrieval, the same pages' times again and again
 def day(ts: float) -> str:
     """The day header of pages in the memory block, e.g. '[8 May 2023, Monday]'."""
     d = dt.datetime.fromtimestamp(ts, tz=dt.UTC)

@@ -37,6 +37,8 @@ CONTINUATION_GAP = 3600.0  # an unchained page continues another within this man
 CONTINUATION_MAX_TOKENS = 200
 HISTORY_STEPS = 5  # replaced values followed back from a current fact, for a question on the past
 PROFILE_ROWS = 3  # profile dimensions in one prompt at most
+# what ranking, the block and the trace read of a page (not its keywords, source, key...)
+PAGE_COLUMNS = "id, user_id, user_text, assistant_text, ts, tier, segment_id, next_id, overview"
 
 
 COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of the user's pages ranks nothing
@@ -145,7 +147,8 @@ def _retrieve(
         entry["period_rank"] = rank
         entry["fused"] += PERIOD_WEIGHT / (RRF_K + rank)
     pages = sorted(fused.values(), key=lambda p: -p["fused"])
-    page_rows = rows_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages])
+    page_rows = rows_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
+                                        PAGE_COLUMNS)
     pages = [p for p in pages if p["id"] in page_rows]
     if strategy == "memoryos":
         pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
@@ -180,7 +183,7 @@ def _retrieve(
             dt.datetime.fromtimestamp(t, tz=dt.UTC).date().isoformat()
             for t in (period[0], period[1] - 1)],
         "strategy": strategy,
-        "segments": segments[: max(cfg.top_segments * 2, 10)],
+        "segments": segments,
         "pages": pages, "facts": facts, "profile": profile,
         "used_segments": used_segments, "token_budget": budget, "recent_tokens": recent,
         "prompt_parts": parts, "memory_block": block,
@@ -198,24 +201,24 @@ def _profile_hit(row: dict[str, Any]) -> ProfileHit:
 
 def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
                    now: float) -> list[SegmentHit]:
-    """Segments by cos + Jaccard (the admission score), with heat; the top m marked selected."""
+    """The best max(2m, 10) segments by cos + Jaccard (the admission score), with heat."""
     cfg = ctx.config
-    segments = [SegmentHit(id=seg_id, cos=round(cos, 4)) for seg_id, cos in
-                ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))]
-    seg_rows = state_rows.segments_by_id(ctx.store, user_id, [s["id"] for s in segments])
-    for seg in segments:
-        row = seg_rows.get(seg["id"])
-        if row is None:
-            continue
-        kws = json.loads(row["keywords"])
-        seg["summary"], seg["keywords"] = row["summary"], kws
-        seg["jaccard"] = round(jaccard(qkws, kws), 4)
-        seg["heat"] = round(heat_terms(row, cfg, now)["heat"], 4)
-        seg["score"] = round(seg["cos"] + seg["jaccard"], 4)
-    segments = sorted((s for s in segments if "score" in s), key=lambda s: -s.get("score", 0.0))
-    for rank, seg in enumerate(segments):
-        seg["selected"] = rank < cfg.top_segments
-    return segments
+    hits = ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))
+    seg_rows = state_rows.segments_by_id(ctx.store, user_id, [i for i, _ in hits])
+    scored = []
+    for seg_id, cos in hits:
+        row = seg_rows.get(seg_id)
+        if row is not None:
+            kws = json.loads(row["keywords"])
+            cos, similar = round(cos, 4), round(jaccard(qkws, kws), 4)
+            scored.append((round(cos + similar, 4), seg_id, cos, kws, similar, row))
+    scored.sort(key=lambda s: -s[0])  # stable: equal scores keep the vector order; the top m
+    # are selected, and only those the trace shows have their heat read
+    return [SegmentHit(id=seg_id, cos=cos, summary=row["summary"], keywords=kws, jaccard=similar,
+                       heat=round(heat_terms(row, cfg, now)["heat"], 4), score=score,
+                       selected=rank < cfg.top_segments)
+            for rank, (score, seg_id, cos, kws, similar, row)
+            in enumerate(scored[:max(cfg.top_segments * 2, 10)])]
 
 
 def _with_continuations(
@@ -242,7 +245,7 @@ def _with_continuations(
         if nxt is not None and nxt not in wanted.values():
             wanted[row["id"]] = int(nxt)
     missing = [i for i in wanted.values() if i not in page_rows]
-    page_rows.update(rows_db.exchanges_by_id(ctx.store, user_id, missing))
+    page_rows.update(rows_db.exchanges_by_id(ctx.store, user_id, missing, PAGE_COLUMNS))
     wanted = {h: n for h, n in wanted.items()
               if n in page_rows and page_tokens(page_rows[n]) <= CONTINUATION_MAX_TOKENS}
     by_id = {p["id"]: p for p in pages}

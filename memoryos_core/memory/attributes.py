@@ -125,8 +125,9 @@ def classify_many(vecs: np.ndarray, embedder: Any) -> list[dict[str, float]]:
         return []
     scores = np.asarray(vecs, dtype=np.float32) @ desc.T
     order = list(ATTRIBUTES)
-    best = np.stack([scores[:, [i for i, n in enumerate(names) if n == name]].max(axis=1)
-                     for name in order], axis=1)
+    # an attribute's descriptions are consecutive (description_vectors): the best of each run
+    starts = [names.index(name) for name in order]
+    best = np.maximum.reduceat(scores, starts, axis=1)
     out: list[dict[str, float]] = []
     for row in best:
         top = float(row.max())

@@ -85,15 +85,18 @@ def exchange_row(store: BaseStore, user_id: str, exchange_id: int) -> dict[str, 
     return row
 
 
-def exchanges_by_id(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, dict[str, Any]]:
-    """Some exchanges of the user by id (ids of other users are left out)."""
+def exchanges_by_id(store: BaseStore, user_id: str, ids: list[int],
+                    columns: str = "*") -> dict[int, dict[str, Any]]:
+    """Some exchanges of the user by id (ids of other users are left out); `columns`: the
+    ones wanted, id and user_id among them (a retrieval reads ~100 rows, a third less so)."""
     if not ids:
         return {}
     # By primary key, the user checked per row: with `user_id = ?` in the SQL, SQLite (no
     # statistics) walks all the user's rows through the (user_id, content_key) index instead,
     # 45 ms for 120 ids at 100k pages rather than 1 ms.
     return {r["id"]: r for r in store.query(
-        f"SELECT * FROM exchanges WHERE id IN ({_marks(ids)})", ids) if r["user_id"] == user_id}
+        f"SELECT {columns} FROM exchanges WHERE id IN ({_marks(ids)})", ids)
+        if r["user_id"] == user_id}
 
 
 def filed_page_rows(store: BaseStore, user_id: str, segment_id: int | None = None) -> Rows:
