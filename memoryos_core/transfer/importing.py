@@ -212,6 +212,8 @@ def recognise(source: Any, fmt: str) -> tuple[Any, Any]:
     try:
         rec = classify(source)
     except ImportFormatError:
+        if isinstance(source, Path) and source.stat().st_size <= importers.MAX_DOCUMENT_BYTES:
+            source = source.read_bytes()
         text = source.lstrip(b"\xef\xbb\xbf \t\r\n") if isinstance(source, bytes) else source
         if (isinstance(text, bytes | str) and text[:1] in ("[", "{", b"[", b"{")
                 and len(text) <= importers.MAX_DOCUMENT_BYTES):
