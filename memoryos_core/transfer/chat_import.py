@@ -172,7 +172,13 @@ def _read(ctx: Context, rec: Recognised, tally: Tally, known: set[str],
 
 
 def _new_facts(ctx: Context, user_id: str | None, rec: Recognised) -> tuple[list[SavedFact], int]:
-    facts = saved_facts(rec)
+    try:
+        facts = saved_facts(rec)
+    except READ_ERRORS as exc:  # a shape no check foresaw: named, and nothing is written
+        if isinstance(exc, ImportFormatError):
+            raise
+        raise ImportFormatError(f"the saved memories of this {rec.label} have a field of an"
+                                f" unexpected type ({type(exc).__name__})") from None
     norms = reference_rows.known_fact_norms(ctx.store, user_id) if user_id else set()
     fresh = {}
     for fact in facts:

@@ -81,7 +81,7 @@ def letta(doc: Any) -> Iterator[SavedFact]:
     for agent in agents:
         agent = obj(agent)
         name = text_of(agent.get("name")) or "agent"
-        own = [blocks[i] for i in arr(agent.get("block_ids")) if i in blocks]
+        own = [blocks[i] for i in arr(agent.get("block_ids")) if isinstance(i, str) and i in blocks]
         for block in own or [obj(b) for b in arr(agent.get("core_memory"))]:
             found = True
             label = text_of(block.get("label")) or "memory"
