@@ -61,3 +61,21 @@ def test_wrong_types_anywhere_give_a_result_or_a_clear_error(engine, name):
             assert engine.state("u1")["short_term"]["count"] == before  # nothing half-written
             continue
         assert report["imported"] <= preview["to_import"]
+
+
+def _lines(data: bytes) -> list[Any]:
+    return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("name", ["sillytavern", "openai-jsonl"])
+def test_jsonl_with_wrong_types_gives_a_result_or_a_clear_error(engine, name):
+    rng = random.Random(name)
+    lines = _lines(fx.sillytavern() if name == "sillytavern" else fx.openai_jsonl())
+    slots = _slots(lines)[1:]  # a place inside a line, never the list of lines itself
+    for _ in range(150):
+        mutated = _swapped(lines, rng.choice(slots), rng.choice(ODD))
+        data = "\n".join(json.dumps(line) for line in mutated).encode()
+        try:
+            engine.import_dialogue("u1", data, maintain=False)
+        except ImportFormatError:
+            continue
