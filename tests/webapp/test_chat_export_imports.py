@@ -50,3 +50,12 @@ def test_unknown_upload_names_the_formats_read(client, user, engine):
     r = client.post("/import/preview.json", data=data, content_type="multipart/form-data")
     assert r.status_code == 400
     assert r.json["error"].startswith("unknown format") and "SillyTavern" in r.json["error"]
+
+
+def test_saved_memories_alone_preview_offers_to_import_them(client, user, engine):
+    data = {"upload": (io.BytesIO(json.dumps(fx.LETTA).encode()), "coach.af")}
+    r = client.post("/import/preview", data=data, content_type="multipart/form-data",
+                    headers={"HX-Request": "true"})
+    page = r.data.decode()
+    assert "Recognised: <strong>Letta agent file</strong>" in page
+    assert "Import 2 saved memories" in page and "Goal: 10k race in June." in page
