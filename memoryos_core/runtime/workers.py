@@ -14,10 +14,20 @@ import time
 from typing import Any
 
 from ..errors import MemoryOSError
+from ..storage import erasure
 from ..storage import jobs_rows as rows
 from .jobs import INTERNAL_ERROR, MAX_ATTEMPTS, JobCancelled, Jobs
 
 log = logging.getLogger(__name__)
+
+
+CARRIED_DATA_CHARS = 1024  # a payload this large carried a file, not a work order
+
+
+def _carried_data(job: dict[str, Any]) -> bool:
+    """Whether the job's payload (cleared when it ends) carried a file's contents."""
+    payload = job.get("payload") or {}
+    return sum(len(v) for v in payload.values() if isinstance(v, str)) >= CARRIED_DATA_CHARS
 
 
 class JobWorkers:
@@ -76,6 +86,8 @@ class JobWorkers:
             jobs.fail(job_id, f"{INTERNAL_ERROR} (job {job_id[:8]})")
         finally:
             beating.set()
+            if _carried_data(job):  # an upload's bytes (abandoned branches too) leave the log
+                erasure.empty_log(jobs.store)
 
     def start(self, count: int = 1) -> None:
         """Run jobs in `count` daemon threads of this process (idempotent)."""

@@ -34,11 +34,9 @@ def test_claude_zip_preview_names_the_format_then_imports(client, user, engine, 
     assert "imported from Claude memory" in memory and "zorbellian" not in memory
     profile = client.get("/profile").data.decode()
     assert "Imported memories" in profile and "Prefers tea over coffee" in profile
-    # the upload and the job's copy of it are gone: the abandoned reply is in no database
-    # file. The -wal file still holds the upload's frames until a checkpoint truncates it
-    # (left for the job runtime: see issue 34's note), so it is not read here.
-    files = [p for p in (tmp_path / "data").rglob("*") if p.is_file()
-             and not p.name.endswith("-wal")]
+    # the upload and the job's copy of it are gone: the abandoned reply is in no file of the
+    # data folder, the -wal log included (the job that carried the upload emptied it)
+    files = [p for p in (tmp_path / "data").rglob("*") if p.is_file()]
     assert [p.name for p in files if b"zorbellian" in p.read_bytes()] == []
     listing = client.get("/chat/conversations").data.decode()
     assert "Gear for a wet hike" in listing and "Tiny timer page" in listing
