@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from memoryos_core.evaluation.harness import percentile  # noqa: F401 - benchmarks use common.percentile
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -77,17 +79,6 @@ def load_locomo(paths: Sequence[str | Path] | None = None) -> list[tuple[Path, d
         for conv in doc if isinstance(doc, list) else [doc]:
             out.append((path, conv))
     return out
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated percentile (q in 0..100); 0.0 for no values."""
-    if not values:
-        return 0.0
-    data = sorted(values)
-    pos = (len(data) - 1) * q / 100
-    lo = int(pos)
-    hi = min(lo + 1, len(data) - 1)
-    return data[lo] + (data[hi] - data[lo]) * (pos - lo)
 
 
 def summary_ms(values_s: Sequence[float]) -> dict[str, float]:

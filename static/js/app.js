@@ -28,7 +28,6 @@
     });
   }
 
-  window.MemPlay = {csrfToken: csrfToken, markScrollBoxes: markScrollBoxes};
 
   // Copy buttons of a field or block shown once (the MCP token page): hidden without this
   // script, since they could do nothing; the result is said in the page's status line.
@@ -47,6 +46,8 @@
       if (ok) resolve(); else reject(new Error("copy refused"));
     });
   }
+
+  window.MemPlay = {csrfToken: csrfToken, markScrollBoxes: markScrollBoxes, copyText: copyText};
 
   function onCopyField(button) {
     var source = document.getElementById(button.dataset.copy);

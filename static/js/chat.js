@@ -4,7 +4,8 @@
    per answer. Without fetch streaming the htmx (or plain) POST stays in charge. */
 (function () {
   "use strict";
-  var P = window.MemPlay || {csrfToken: function () { return ""; }, markScrollBoxes: function () {}};
+  var P = window.MemPlay || {csrfToken: function () { return ""; }, markScrollBoxes: function () {},
+    copyText: function () { return Promise.reject(new Error("no app.js")); }};
   var state = {busy: false, controller: null, turn: null, timer: null, live: null, recent: []};
 
   function $(id) { return document.getElementById(id); }
@@ -215,25 +216,9 @@
     });
   }
 
-  function copyText(text) {
-    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
-    return new Promise(function (resolve, reject) {
-      var area = document.createElement("textarea");
-      area.value = text;
-      area.setAttribute("readonly", "");
-      area.style.position = "fixed";
-      area.style.opacity = "0";
-      document.body.appendChild(area);
-      area.select();
-      var ok = document.execCommand("copy");
-      area.remove();
-      if (ok) resolve(); else reject(new Error("copy refused"));
-    });
-  }
-
   function onCopy(button) {
     var bubble = button.closest(".bubble.assistant");
-    copyText(bubble.getAttribute("data-markdown") || "").then(function () {
+    P.copyText(bubble.getAttribute("data-markdown") || "").then(function () {
       button.textContent = "Copied";
       announce("Copied the answer.");
       setTimeout(function () { button.textContent = "Copy"; }, 2000);
