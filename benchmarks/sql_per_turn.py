@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import answers, common
+from . import answers, common, first_impression
 
 USER = "sql-user"
 QUESTIONS = [q for _, q, _ in answers.FACTS]
@@ -57,9 +57,9 @@ def one_layout(compact: bool, emb: Any, data_dir: Path) -> dict[str, Any]:
     if compact:
         model.embedded = True
     engine = common.make_engine(data_dir, model=model, emb=emb)
-    start = time.time() - 40 * answers.DAY
+    start = time.time() - 40 * first_impression.DAY
     for n, (user, reply) in enumerate(answers.impression_chat(False)):
-        engine.add_exchange(USER, user, reply, timestamp=start + n * answers.DAY)
+        engine.add_exchange(USER, user, reply, timestamp=start + n * first_impression.DAY)
     log = StatementLog(engine.store)
     engine.chat(USER, "Hello again!", model=model)  # warm: the indexes loaded
     turns = []
