@@ -8,16 +8,15 @@ import time
 from typing import Any
 
 from ..context import Context
-from ..memory import fact_history
 from ..memory.heat import heat_terms, record_visits
 from ..storage import exchanges as rows_db
 from ..storage import search, state_rows
 from ..text import jaccard, query_keywords, word_key
 from ..timeframe import named_period
-from . import attribute_facts
+from .fact_search import question_facts
 from .memory_block import assemble, memory_budget, page_tokens, profile_line
 from .recent import fit_recent, recent_budget, recent_tokens, shortened_by_keywords
-from .types import FactHit, Facts, PageHit, ProfileHit, Retrieval, SegmentHit
+from .types import Facts, PageHit, ProfileHit, Retrieval, SegmentHit
 
 RRF_K = 60  # reciprocal-rank-fusion constant (Cormack et al.)
 # A keyword match on a distinctive word (stemmed, common words dropped) is stronger evidence than
@@ -35,7 +34,6 @@ CONTINUATION_GAP = 3600.0  # an unchained page continues another within this man
 # tokens, and its continuation took a page's room (LongMemEval dev 0.751 -> 0.813 recall at
 # equal tokens with this limit; LoCoMo dev 0.824 -> 0.823; 60 or 120 cost LoCoMo 1-4 points).
 CONTINUATION_MAX_TOKENS = 200
-HISTORY_STEPS = 5  # replaced values followed back from a current fact, for a question on the past
 PROFILE_ROWS = 3  # profile dimensions in one prompt at most
 # what ranking, the block and the trace read of a page (not its keywords, source, key...)
 PAGE_COLUMNS = "id, user_id, user_text, assistant_text, ts, tier, segment_id, next_id, overview"
@@ -155,7 +153,7 @@ def _retrieve(
         pages = _without_repeats(pages, page_rows)
 
     profile = [_profile_hit(r) for r in state_rows.profile_rows(ctx.store, user_id)]
-    facts = _facts(ctx, user_id, qvec, query, now) if strategy == "memoryos" \
+    facts = question_facts(ctx, user_id, qvec, query, now) if strategy == "memoryos" \
         else Facts(user=[], assistant=[])
     scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
 
@@ -308,74 +306,6 @@ def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int,
     """Top mid-term pages by cosine over all of them (short-term rows are in the index too)."""
     hits = ctx.index.search(user_id, "page", qvec, k + len(short))
     return [h for h in hits if h[0] not in short][:k]
-
-
-def _facts(ctx: Context, user_id: str, qvec: Any, query: str,
-           now: float) -> Facts:
-    """The best current facts per list that score at least `fact_min_score` against the query,
-    after the current value of an attribute the query asks about (`attribute_facts`).
-
-    A replaced fact (history) follows the current ones only when the query asks about the past
-    ("before", "used to", a named period it held in), with the values the found current facts
-    replaced; otherwise it is listed under `superseded_left_out` for the trace, not the prompt.
-    """
-    cfg = ctx.config
-    hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
-    question = attribute_facts.asked(ctx, user_id, query, qvec)  # "Where do I live now?"
-    # the found facts and what they replaced, in one read (the first step back needs them)
-    rows, replaced = state_rows.facts_with_predecessors(ctx.store, user_id, sorted(
-        {i for i, s in hits if s >= cfg.fact_min_score} | set(question.facts)))
-    window = fact_history.past_window(query, now)
-    out: dict[str, list[FactHit]] = {"user": [], "assistant": [], "superseded_left_out": []}
-    history: dict[str, list[FactHit]] = {"user": [], "assistant": []}
-    # the current value of the attribute asked about comes first, whatever its score
-    first = attribute_facts.current_values(question, rows)
-    for fid, score in first:
-        if len(out[rows[fid]["kind"]]) < cfg.top_facts:
-            out[rows[fid]["kind"]].append(_fact_entry(rows[fid], score))
-    for fid, score in hits:
-        row = rows.get(fid)
-        if row is None or score < cfg.fact_min_score or any(fid == i for i, _ in first):
-            continue
-        if row["valid_until"] is None:
-            if len(out[row["kind"]]) < cfg.top_facts:
-                out[row["kind"]].append(_fact_entry(row, score))
-        elif window is not None and fact_history.held_during(row, window):
-            history[row["kind"]].append(_fact_entry(row, score))
-        else:
-            out["superseded_left_out"].append(_fact_entry(row, score))
-    # what the found current facts replaced, back along the chain: history for a question on
-    # the past, else named in the trace as left out
-    seen = {f["id"] for part in (*out.values(), *history.values()) for f in part}
-    heads = [f["id"] for kind in ("user", "assistant") for f in out[kind]]
-    for step in range(HISTORY_STEPS if window is not None else 1):
-        if not heads:
-            break
-        if step:  # the first step back came with the found facts
-            replaced = state_rows.fact_predecessors(ctx.store, user_id, heads)
-        wanted = set(heads)
-        older = [r for r in replaced if r["superseded_by"] in wanted and r["id"] not in seen]
-        vecs = ctx.index.vectors_of(user_id, "fact", [r["id"] for r in older])
-        for r in older:
-            seen.add(r["id"])
-            entry = _fact_entry(r, float(vecs[r["id"]] @ qvec) if r["id"] in vecs else 0.0)
-            if window is not None and fact_history.held_during(r, window):
-                history[r["kind"]].append(entry)
-            else:
-                out["superseded_left_out"].append(entry)
-        heads = [r["id"] for r in older]
-    for kind in ("user", "assistant"):
-        out[kind] += history[kind][: cfg.top_facts]
-    return Facts(user=out["user"], assistant=out["assistant"],
-                 superseded_left_out=out["superseded_left_out"])
-
-
-def _fact_entry(row: dict[str, Any], score: float) -> FactHit:
-    """A fact as the trace lists it, with its time: a replaced fact is marked superseded."""
-    return FactHit(id=row["id"], text=row["text"], score=round(score, 4),
-                   sources=json.loads(row["sources"]), valid_from=row["valid_from"],
-                   valid_until=row["valid_until"], superseded_by=row["superseded_by"],
-                   superseded=row["valid_until"] is not None)
 
 
 _PROFILE_VECTORS: dict[tuple[str, str], Any] = {}
