@@ -315,5 +315,7 @@
         if (md) announce("Assistant: " + md.textContent.trim());
       });
     }
+    // Says the keys are wired (Enter sends); a test waits on it after a page change.
+    form.dataset.ready = "true";
   });
 })();

@@ -178,6 +178,8 @@ def exchanges(page: Page) -> Any:
 
 def send_chat(page: Page, text: str, timeout: float = WAIT) -> Any:
     """Type a message, send it with Enter, wait for the answered exchange; return it."""
+    # A click that changes page (Temporary chat, Memory off) returns before chat.js wires Enter.
+    expect(page.locator("#chat-form[data-ready=true]")).to_have_count(1)
     before = exchanges(page).count()
     box = page.get_by_label("Message")
     box.fill(text)
