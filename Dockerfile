@@ -17,11 +17,9 @@ ENV PIP_EXTRA_INDEX_URL=${PIP_EXTRA_INDEX_URL} \
     MEMPLAY_DATA_DIR=/data
 
 WORKDIR /app
-COPY pyproject.toml setup.py README.md requirements-llm.txt ./
+COPY pyproject.toml README.md requirements-llm.txt ./
 COPY memoryos_core ./memoryos_core
 COPY webapp ./webapp
-COPY templates ./templates
-COPY static ./static
 # wheels only: llama.cpp is prebuilt (llama-cpp-cffi, --no-deps: see requirements-llm.txt)
 RUN pip install ".[postgres]" && pip install --no-deps -r requirements-llm.txt && rm -rf /app/*
 

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
 # the code a name may live in; the docs and the README are left out, or they would vouch for
 # themselves
-SOURCES = ("memoryos_core", "webapp", "templates", "static", "tests", "benchmarks")
+SOURCES = ("memoryos_core", "webapp", "tests", "benchmarks")
 SUFFIXES = {".py", ".html", ".js"}
 # a path: a file name with a suffix, or a folder ending in a slash
 PATH = re.compile(r"^[\w./-]+(?:\.(?:py|html|js|md)|/)$")
@@ -35,7 +35,7 @@ def _source_words() -> set[str]:
 
 def _exists(path: str) -> bool:
     """A path from the repository root, the package, or the templates folder."""
-    return any((base / path).exists() for base in (ROOT, ROOT / "memoryos_core", ROOT / "templates"))
+    return any((base / path).exists() for base in (ROOT, ROOT / "memoryos_core", ROOT / "webapp" / "templates"))
 
 
 def test_every_path_the_page_names_exists():

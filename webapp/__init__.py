@@ -27,19 +27,11 @@ login_manager.login_message = "Please log in to continue."
 login_manager.login_message_category = "info"
 
 
-def asset_folder(name: str) -> str:
-    """templates/ or static/: inside the installed package, else at the repository root."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / name, here.parent / name):
-        if candidate.is_dir():
-            return str(candidate)
-    raise RuntimeError(f"cannot find the {name}/ folder next to {here}")
-
-
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app: defaults, config class, instance config.py, MEMPLAY_* env, test mapping."""
-    app = Flask(__name__, instance_relative_config=True,
-                template_folder=asset_folder("templates"), static_folder=asset_folder("static"))
+    here = Path(__file__).resolve().parent  # the package's own templates/ and static/
+    app = Flask(__name__, instance_relative_config=True, template_folder=str(here / "templates"),
+                static_folder=str(here / "static"))
     env = cfg.env_settings()
     app.config.from_object(cfg.choose_class(test_config, env))
     app.config.from_pyfile("config.py", silent=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .conftest import wait_job
 
-CSS = (Path(__file__).resolve().parents[2] / "static" / "css" / "app.css").read_text()
+CSS = (Path(__file__).resolve().parents[2] / "webapp" / "static" / "css" / "app.css").read_text()
 FIELD_RULE = CSS[:CSS.index("{", CSS.index("input[type=text], input[type=password]"))]
 
 
