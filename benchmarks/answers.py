@@ -17,13 +17,13 @@ Nothing is tuned per question.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import common, flat_baselines, locomo_eval, locomo_scoring
 from .first_impression import (  # noqa: F401 - the check's parts, as answers.* for callers
@@ -36,6 +36,9 @@ from .first_impression import (  # noqa: F401 - the check's parts, as answers.* 
     repeats_earlier,
 )
 
+if TYPE_CHECKING:
+    from memoryos_core.answer.types import Retrieval
+
 STRATEGIES = ("memoryos", "flat-hybrid", "none")
 
 def contains_gold(prediction: str, gold: str) -> bool:
@@ -44,9 +47,10 @@ def contains_gold(prediction: str, gold: str) -> bool:
     return bool(g) and g in locomo_scoring.normalize_answer(prediction)
 
 
-def flat_trace(conv: locomo_eval.Conversation, trace: dict[str, Any], question: str,
-               tokens: int) -> dict[str, Any]:
-    """The product's trace with its memory replaced by flat-hybrid pages of `tokens` tokens."""
+def flat_trace(conv: locomo_eval.Conversation, trace: Retrieval, question: str,
+               tokens: int) -> Retrieval:
+    """The product's retrieval with its memory replaced by flat-hybrid pages of `tokens`
+    tokens."""
     from memoryos_core.answer import memory_block
 
     qvec = conv.engine.ctx.embedder.embed([question])[0]
@@ -58,24 +62,23 @@ def flat_trace(conv: locomo_eval.Conversation, trace: dict[str, Any], question: 
     keyword_rank = {pid: n for n, pid in enumerate(keyword, start=1)}  # as the product marks
     vector_rank = {pid: n for n, pid in enumerate(dense, start=1)}
     taken, lines = memory_block.fill_pages(rows, tokens, len(rows))
-    out = copy.deepcopy(trace)
-    out["facts"] = {"user": [], "assistant": []}
-    out["pages"] = [{"id": rows[i]["id"], "selected": True, "user": rows[i]["user_text"],
-                     "assistant": rows[i]["assistant_text"], "timestamp": rows[i]["ts"],
-                     "segment_id": None, "keyword_rank": keyword_rank.get(rows[i]["id"]),
-                     "vector_rank": vector_rank.get(rows[i]["id"])}
-                    for i in taken]
-    out["memory_block"] = "\n".join(lines)
-    out["prompt_parts"] = [{"name": "pages", "tokens": memory_block.count_tokens(
-        out["memory_block"]), "items": len(taken)}] if taken else []
-    return out
+    block = "\n".join(lines)
+    return dataclasses.replace(
+        trace, facts={"user": [], "assistant": []},
+        pages=[{"id": rows[i]["id"], "selected": True, "user": rows[i]["user_text"],
+                "assistant": rows[i]["assistant_text"], "timestamp": rows[i]["ts"],
+                "segment_id": None, "keyword_rank": keyword_rank.get(rows[i]["id"]),
+                "vector_rank": vector_rank.get(rows[i]["id"])}
+               for i in taken],
+        memory_block=block,
+        prompt_parts=[{"name": "pages", "tokens": memory_block.count_tokens(block),
+                       "items": len(taken)}] if taken else [])
 
 
-def empty_trace(trace: dict[str, Any]) -> dict[str, Any]:
-    """The product's trace with no memory at all."""
-    out = copy.deepcopy(trace)
-    out.update(facts={"user": [], "assistant": []}, pages=[], memory_block="", prompt_parts=[])
-    return out
+def empty_trace(trace: Retrieval) -> Retrieval:
+    """The product's retrieval with no memory at all."""
+    return dataclasses.replace(trace, facts={"user": [], "assistant": []}, pages=[],
+                               memory_block="", prompt_parts=[])
 
 
 def abstains(text: str, source: str) -> bool:
@@ -94,23 +97,26 @@ def ask(conv: locomo_eval.Conversation, llm: Any, question: str, now: float | No
         earlier: dict[str, list[str]], max_tokens: int) -> dict[str, dict[str, Any]]:
     """The three answers to one question: product, flat-hybrid at equal memory, no memory."""
     from memoryos_core.answer import answering, retrieval, turn
+    from memoryos_core.answer.types import Trace
 
     engine = conv.engine
     messages, trace = engine.prompt(conv.user, question, model=llm, now=now)
     memory_tokens = sum(p["tokens"] for p in trace["prompt_parts"]
                         if p["name"] not in ("instructions", "recent", "message"))
     base = retrieval.retrieve(engine.ctx, conv.user, question, record=False, now=now)
-    traces = {"memoryos": trace, "flat-hybrid": flat_trace(conv, base, question, memory_tokens),
-              "none": empty_trace(base)}
+    memories = {"flat-hybrid": flat_trace(conv, base, question, memory_tokens),
+                "none": empty_trace(base)}
     out = {}
-    for strategy, tr in traces.items():
+    for strategy in ("memoryos", *memories):
+        tr = trace
         if strategy != "memoryos":  # "none": no memory of any tier, short-term included
-            messages, tr = answering.fit_prompt(engine.ctx, conv.user, question, tr, llm,
-                                                now=now, refit=False,
-                                                short_rows=[] if strategy == "none" else None)
+            fitted = answering.fit_prompt(engine.ctx, conv.user, question, memories[strategy],
+                                          llm, now=now, refit=False,
+                                          short_rows=[] if strategy == "none" else None)
+            messages, tr = fitted.messages, Trace.build(fitted)
         t0 = time.perf_counter()
-        reply = turn.answer(llm, messages, tr, earlier[strategy], max_tokens, question,
-                            None, None, None)
+        reply, _ = turn.answer(llm, messages, tr["layout"], tr.get("answer_plan"),
+                               earlier[strategy], max_tokens, question, None, None, None)
         text = reply.text.strip()
         out[strategy] = {"prediction": text[:300], "source": reply.source,
                          "answer_ms": round((time.perf_counter() - t0) * 1000, 1),

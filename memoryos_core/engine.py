@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from .answer import modes, retrieval, turn
 from .answer.answering import COMPACT_MEMORY_TOKENS, fit_prompt, layout_for
-from .answer.types import TRACE_VERSION, ChatResult, Retrieval, Trace, read_trace, trace_json
+from .answer.types import ChatResult, Prompt, RetrievalData, Trace
 from .config import EngineConfig
 from .context import Context
 from .control.conversations import Conversations
@@ -158,14 +158,14 @@ class MemoryEngine(UserControl, Conversations):
 
     def retrieve(self, user_id: str, query: str, record: bool = False,
                  strategy: str = "memoryos", token_budget: int | None = None,
-                 now: float | None = None) -> Retrieval:
-        """The retrieval trace for a query (what would go into an answer prompt); `now` is
-        when the question is asked (default: the current time)."""
+                 now: float | None = None) -> RetrievalData:
+        """The retrieval trace for a query (what would go into an answer prompt), as JSON;
+        `now` is when the question is asked (default: the current time)."""
         check_user(user_id)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
         return retrieval.retrieve(self.ctx, user_id, query, record=record, strategy=strategy,
-                                  token_budget=token_budget, now=now)
+                                  token_budget=token_budget, now=now).to_dict()
 
     def prompt(self, user_id: str, text: str, *, model: ChatModel | None = None,
                relationship: str | None = None, style_hint: str | None = None,
@@ -176,21 +176,22 @@ class MemoryEngine(UserControl, Conversations):
             raise InvalidInput("message must not be empty")
         llm = self.models.for_user(user_id, model)
         short_rows = rows_db.short_term_rows(self.store, user_id)
-        return self._prompt(user_id, text, llm, relationship, style_hint, now, short_rows)
+        prompt = self._prompt(user_id, text, llm, relationship, style_hint, now, short_rows)
+        return prompt.messages, Trace.build(prompt)
 
     def _prompt(self, user_id: str, text: str, llm: ChatModel, relationship: str | None,
                 style_hint: str | None, now: float | None,
                 short_rows: list[dict[str, Any]], memory: bool = True,
-                seen: list[dict[str, Any]] | None = None) -> tuple[list[Message], Trace]:
+                seen: list[dict[str, Any]] | None = None) -> Prompt:
         """The prompt from short-term rows read once this turn; a small model's memory is
         retrieved at its compact budget from the start (not retrieved twice); `memory`
         False: nothing retrieved (a memory-off chat); `seen`: the short-term rows retrieval
         must not bring back as pages, when more than the prompt shows (an exchange redone)."""
         cap = COMPACT_MEMORY_TOKENS if layout_for(llm) == "compact" else None
-        trace = retrieval.retrieve(self.ctx, user_id, text, record=False, now=now,
+        found = retrieval.retrieve(self.ctx, user_id, text, record=False, now=now,
                                    short_rows=short_rows if seen is None else seen,
                                    budget_cap=cap) if memory else modes.no_memory(text)
-        return fit_prompt(self.ctx, user_id, text, trace, llm, relationship, style_hint, now,
+        return fit_prompt(self.ctx, user_id, text, found, llm, relationship, style_hint, now,
                           short_rows=short_rows)
 
     def chat(
@@ -219,12 +220,14 @@ class MemoryEngine(UserControl, Conversations):
                       else modes.own_rows(recent))
         shown = short_rows if replaces is None else \
             conversations.rows_before(short_rows, replaces)  # the turns before the one redone
-        messages, trace = self._prompt(user_id, text, llm, relationship, style_hint, None,
-                                       shown, memory=mode != "off", seen=short_rows)
-        reply = turn.answer(llm, messages, trace, turn.earlier_answers(short_rows, trace),
-                            self.config.answer_max_tokens, text, on_token, on_event, stop)
+        prompt = self._prompt(user_id, text, llm, relationship, style_hint, None, shown,
+                              memory=mode != "off", seen=short_rows)
+        reply, answered = turn.answer(
+            llm, prompt.messages, prompt.layout, prompt.plan,
+            turn.earlier_answers(short_rows, prompt.memory), self.config.answer_max_tokens,
+            text, on_token, on_event, stop)
         answer = reply.text
-        trace["version"] = TRACE_VERSION  # the stored shape (memoryos_core.answer.types)
+        trace = Trace.build(prompt, answered)  # the stored shape (memoryos_core.answer.types)
         try:
             new = check_exchange(self.config, text, answer)
         except InvalidInput:  # the call was made: it counts even when the exchange cannot enter
@@ -243,10 +246,10 @@ class MemoryEngine(UserControl, Conversations):
                                    reply.completion_tokens)
             if replaces is None:
                 exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
-                rows_db.insert_trace(conn, user_id, exchange_id, time.time(), trace_json(trace))
+                rows_db.insert_trace(conn, user_id, exchange_id, time.time(), trace.to_json())
             else:  # texts, vector, keyword entry and trace in place; the old answer kept
                 exchange_id, moved = replaces, []
-                conversations.replace(conn, self.store, user_id, replaces, new, vec, dict(trace))
+                conversations.replace(conn, self.store, user_id, replaces, new, vec, trace)
             record_visits(conn, user_id, trace["used_segments"], time.time())
             self.store.log_event(conn, user_id, "admission" if replaces is None else "replace",
                                  {"exchange": exchange_id, "moved_to_mid_term": moved,
@@ -264,7 +267,7 @@ class MemoryEngine(UserControl, Conversations):
                                   check_id(exchange_id, "exchange"))
         if text is None:
             raise NotFound(f"no trace for exchange {exchange_id}")
-        return read_trace(text)
+        return Trace.from_json(text)
 
     def state(self, user_id: str) -> State:
         """Every tier with counts, capacities, heat terms, pages and links: JSON-ready."""

@@ -12,8 +12,9 @@ paramedic in Leeds." and copied the recent lines; the chat format answered each 
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from typing import Any, cast
+from typing import Any
 
 from ..context import Context
 from ..llm import ChatModel
@@ -23,7 +24,7 @@ from ..text import count_tokens, truncate_tokens
 from . import grounded, retrieval
 from .memory_block import day
 from .recent import fit_recent, recent_budget
-from .types import Fitted, Part, Prompt, Retrieval, Trace
+from .types import FactHit, Facts, Fitted, PageHit, Part, Prompt, Retrieval
 
 MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
 COMPACT_MEMORY_TOKENS = 450  # the small model's memory: a few pages, not a dozen
@@ -42,27 +43,31 @@ def layout_for(llm: ChatModel) -> str:
     return "compact" if getattr(llm, "embedded", False) else "chat"
 
 
-def _chat_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
-                   now: float, relationship: str | None, style_hint: str | None) -> Prompt:
-    system = answer_system(trace["memory_block"], now, relationship, style_hint)
+Laid = tuple[list[dict[str, str]], list[Part]]  # a layout's messages and their parts
+
+
+def _chat_messages(memory: Retrieval, recent: list[dict[str, Any]], text: str,
+                   now: float, relationship: str | None, style_hint: str | None) -> Laid:
+    system = answer_system(memory.memory_block, now, relationship, style_hint)
     turns: list[dict[str, str]] = []
     for row in recent:
         turns += [{"role": "user", "content": row["user_text"]},
                   {"role": "assistant", "content": row["assistant_text"]}]
     messages = [{"role": "system", "content": system}, *turns, {"role": "user", "content": text}]
-    memory = count_tokens(trace["memory_block"])
-    parts = [Part(name="instructions", tokens=count_tokens(system) - memory, items=1),
-             *trace["prompt_parts"],
+    block = count_tokens(memory.memory_block)
+    parts = [Part(name="instructions", tokens=count_tokens(system) - block, items=1),
+             *memory.prompt_parts,
              Part(name="recent", tokens=sum(count_tokens(t["content"]) for t in turns),
-                  items=len(recent))]
-    return Prompt("chat", messages, parts)
+                  items=len(recent)),
+             Part(name="message", tokens=count_tokens(text), items=1)]
+    return messages, parts
 
 
-def compact_memory_lines(trace: Retrieval) -> list[str]:
+def compact_memory_lines(memory: Retrieval) -> list[str]:
     """The memory lines of a compact prompt: scored facts, then the best pages, best last."""
-    lines = [f"- {f['text']}" for kind in ("user", "assistant") for f in trace["facts"][kind]
+    lines = [f"- {f['text']}" for kind in ("user", "assistant") for f in memory.facts[kind]
              if f.get("in_prompt")]
-    pages = [p for p in trace["pages"] if p.get("selected")][:COMPACT_PAGES]
+    pages = [p for p in memory.pages if p.get("selected")][:COMPACT_PAGES]
     for p in reversed(pages):
         user = truncate_tokens(p["user"], COMPACT_USER_TOKENS)
         reply = truncate_tokens(p["assistant"], COMPACT_ASSISTANT_TOKENS)
@@ -70,8 +75,8 @@ def compact_memory_lines(trace: Retrieval) -> list[str]:
     return lines
 
 
-def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
-                      now: float) -> Prompt:
+def _compact_messages(retrieved: Retrieval, recent: list[dict[str, Any]], text: str,
+                      now: float) -> Laid:
     intro = ("You are a helpful assistant who remembers this user. Answer the user's message"
              " in one or two short sentences, in the user's language, using the memory lines"
              " when they hold the answer.")
@@ -81,7 +86,7 @@ def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
         recent_lines.append(f"User: {truncate_tokens(row['user_text'], COMPACT_RECENT_USER_TOKENS)}")
         recent_lines.append("Assistant: "
                             + truncate_tokens(row["assistant_text"], COMPACT_RECENT_REPLY_TOKENS))
-    memory = compact_memory_lines(trace)
+    memory = compact_memory_lines(retrieved)
     pieces = [(intro, "instructions"), (f"Current time: {when(now)}.", "instructions")]
     if recent_lines:
         pieces += [("Recent conversation:", "recent")] + [(x, "recent") for x in recent_lines]
@@ -94,11 +99,11 @@ def _compact_messages(trace: Retrieval, recent: list[dict[str, Any]], text: str,
     for piece, name in pieces:
         parts[name] = parts.get(name, 0) + count_tokens(piece)
     items = {"instructions": 1, "recent": len(shown), "memory": len(memory), "message": 1}
-    return Prompt("compact", [{"role": "user", "content": content}],
-                  [Part(name=n, tokens=t, items=items[n]) for n, t in parts.items()])
+    return ([{"role": "user", "content": content}],
+            [Part(name=n, tokens=t, items=items[n]) for n, t in parts.items()])
 
 
-def _small_chat_messages(recent: list[dict[str, Any]], text: str) -> Prompt:
+def _small_chat_messages(recent: list[dict[str, Any]], text: str) -> Laid:
     """The small model's own chat format for small talk and general questions: no memory."""
     turns: list[dict[str, str]] = []
     # exchanges answered from memory are left out: the model imitated them, inventing memories
@@ -114,96 +119,101 @@ def _small_chat_messages(recent: list[dict[str, Any]], text: str) -> Prompt:
              Part(name="recent", tokens=sum(count_tokens(t["content"]) for t in turns),
                   items=len(turns) // 2),
              Part(name="message", tokens=count_tokens(text), items=1)]
-    return Prompt("compact", messages, parts)
+    return messages, parts
 
 
 def _size(messages: list[dict[str, str]]) -> int:
     return sum(count_tokens(m["content"]) + 4 for m in messages)
 
 
-def _mark_compact(trace: Retrieval, with_memory: bool = True) -> None:
-    """Pages and facts the compact prompt leaves out are marked so: the trace is what was sent."""
+def _compact_memory(memory: Retrieval, with_memory: bool = True) -> Retrieval:
+    """The memory a compact prompt shows: the pages and facts it leaves out marked so, in a
+    new Retrieval (the given one is left as it is), so the trace is what was sent."""
     kept = 0
-    for p in trace["pages"]:
+    pages: list[PageHit] = []
+    for p in memory.pages:
         if p.get("selected"):
             kept += 1
             if not with_memory:
-                p["selected"] = False
-                p["reason"] = "not a question on memory: the small model is not shown memory"
+                p = {**p, "selected": False,
+                     "reason": "not a question on memory: the small model is not shown memory"}
             elif kept > COMPACT_PAGES:
-                p["selected"] = False
-                p["reason"] = "beyond the compact prompt's pages"
+                p = {**p, "selected": False, "reason": "beyond the compact prompt's pages"}
+        pages.append(p)
+    facts: Facts = memory.facts
     if not with_memory:
-        for kind in ("user", "assistant"):
-            for f in trace["facts"][kind]:
-                f["in_prompt"] = False
-    selected = {p["segment_id"] for p in trace["pages"] if p.get("selected")}
-    trace["used_segments"] = [s for s in trace["used_segments"] if s in selected]
+        facts = {**facts, "user": [_left_out(f) for f in facts["user"]],
+                 "assistant": [_left_out(f) for f in facts["assistant"]]}
+    selected = {p["segment_id"] for p in pages if p.get("selected")}
+    return dataclasses.replace(memory, pages=pages, facts=facts, used_segments=[
+        s for s in memory.used_segments if s in selected])
+
+
+def _left_out(fact: FactHit) -> FactHit:
+    return {**fact, "in_prompt": False}
+
+
+def _without_memory(memory: Retrieval) -> Retrieval:
+    """A refit's last memory: nothing of it in the prompt."""
+    return dataclasses.replace(memory, memory_block="", prompt_parts=[], used_segments=[],
+                               pages=[{**p, "selected": False} for p in memory.pages])
 
 
 def fit_prompt(
-    ctx: Context, user_id: str, text: str, trace: Retrieval, llm: ChatModel,
+    ctx: Context, user_id: str, text: str, retrieved: Retrieval, llm: ChatModel,
     relationship: str | None = None, style_hint: str | None = None,
     now: float | None = None, refit: bool = True,
     short_rows: list[dict[str, Any]] | None = None,
-) -> tuple[list[dict[str, str]], Trace]:
-    """Messages that fit the model's window, and the trace of exactly what they hold.
+) -> Prompt:
+    """The messages that fit the model's window, with exactly the memory they hold.
 
     Recent exchanges are shortened to their share of `context_token_budget`; if the model's
     window is still too small the oldest go first, then the memory is retrieved again under a
-    smaller budget, so the trace's selected pages, used segments (heat visits) and prompt
-    parts describe the prompt that is sent, never a longer one that was cut. `refit` False
-    keeps the given memory as it is (a benchmark's baseline memory in the product's layout).
-    `short_rows`: the user's short-term rows when the caller has read them this turn. A
-    small model's trace comes retrieved at its compact budget (`retrieve(...,
-    budget_cap=COMPACT_MEMORY_TOKENS)`, as the engine does).
+    smaller budget, so the Prompt's memory (selected pages, used segments for heat visits) and
+    parts describe the prompt that is sent, never a longer one that was cut. `retrieved` is
+    not changed. `refit` False keeps the given memory as it is (a benchmark's baseline memory
+    in the product's layout). `short_rows`: the user's short-term rows when the caller has
+    read them this turn. A small model's memory comes retrieved at its compact budget
+    (`retrieve(..., budget_cap=COMPACT_MEMORY_TOKENS)`, as the engine does).
     """
     now = time.time() if now is None else now
     layout = layout_for(llm)
     # the small model writes only small talk and general replies; memory answers memory questions
     rows = rows_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
-    planned = grounded.plan(ctx.embedder, trace, text, rows) if layout == "compact" else None
+    planned = grounded.plan(ctx.embedder, retrieved, text, rows) if layout == "compact" else None
     with_memory = planned is None or planned.kind == "memory"
     recent = fit_recent(rows, recent_budget(ctx.config))
     window = llm.context_window - ctx.config.answer_max_tokens - 64
-    dropped, refits, first_budget = 0, 0, trace.get("token_budget")
+    dropped, refits, first_budget = 0, 0, retrieved.token_budget
+    memory = retrieved
     while True:
         if layout == "compact":
-            _mark_compact(trace, with_memory)
-            prompt = _compact_messages(trace, recent, text, now) if with_memory \
+            shown = _compact_memory(memory, with_memory)
+            messages, parts = _compact_messages(shown, recent, text, now) if with_memory \
                 else _small_chat_messages(recent, text)
         else:
-            prompt = _chat_messages(trace, recent, text, now, relationship, style_hint)
-        excess = _size(prompt.messages) - window
-        if excess <= 0 or (not recent and (not trace["memory_block"] or not refit)):
+            shown = memory
+            messages, parts = _chat_messages(memory, recent, text, now, relationship,
+                                             style_hint)
+        excess = _size(messages) - window
+        if excess <= 0 or (not recent and (not memory.memory_block or not refit)):
             break
         if recent:
             recent, dropped = recent[1:], dropped + 1
             continue
-        block_tokens = count_tokens(trace["memory_block"])
+        block_tokens = count_tokens(memory.memory_block)
         budget = 0 if refits >= MAX_REFITS else max(0, block_tokens - excess - 8 * refits)
-        trace = retrieval.retrieve(ctx, user_id, text, record=False, token_budget=budget,
-                                   now=now, short_rows=rows)
+        memory = retrieval.retrieve(ctx, user_id, text, record=False, token_budget=budget,
+                                    now=now, short_rows=rows)
         refits += 1
         if budget == 0:
-            trace["memory_block"], trace["prompt_parts"] = "", []
-            for page in trace["pages"]:
-                page["selected"] = False
-            trace["used_segments"] = []
-    if layout == "chat":
-        prompt.parts.append(Part(name="message", tokens=count_tokens(text), items=1))
-    # the retrieval becomes the trace in place (the caller's dict, as the hosts have read it);
-    # the memory's parts move aside: a trace's prompt_parts are the whole prompt's
-    fitted = cast(Trace, trace)
-    fitted["memory_parts"] = trace["prompt_parts"]
-    fitted["prompt_parts"] = prompt.parts
-    fitted["layout"] = prompt.layout
-    fitted["prompt"] = prompt.messages
-    fitted["recent_shortened"] = sum(1 for r in recent if r["shortened"])
-    if planned is not None:
-        fitted["answer_plan"] = {"kind": planned.kind, "built": planned.text or None,
-                                 "evidence": grounded.evidence_view(planned.evidence)}
-    fitted["fitted"] = Fitted(window=window, short_term_dropped=dropped,
-                              memory_budget=trace["token_budget"],
-                              memory_budget_asked=first_budget, refits=refits)
-    return prompt.messages, fitted
+            memory = _without_memory(memory)
+    plan = None if planned is None else {
+        "kind": planned.kind, "built": planned.text or None,
+        "evidence": grounded.evidence_view(planned.evidence)}
+    return Prompt(layout=layout, messages=messages, parts=parts, memory=shown,
+                  recent_shortened=sum(1 for r in recent if r["shortened"]),
+                  fitted=Fitted(window=window, short_term_dropped=dropped,
+                                memory_budget=memory.token_budget,
+                                memory_budget_asked=first_budget, refits=refits),
+                  plan=plan)

@@ -131,7 +131,7 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     evidence = best_sentence(embedder, trace, question, recent)
     if evidence is not None:
         return Plan("memory", evidence)
-    named = any(p.get("keyword_rank") for p in trace["pages"])
+    named = any(p.get("keyword_rank") for p in trace.pages)
     return Plan("memory") if about_user or named else Plan("general")
 
 
@@ -155,15 +155,15 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
     exchanges (the user's side: "My name is Priya" said three turns ago answers "What's my
     name?"); a page sentence that states a replaced fact is left out unless the question is on
     the past, and a question is never an answer."""
-    past = asks_about_past(trace["query"])
-    replaced = [] if past else [f for f in trace["facts"].get("superseded_left_out", [])]
+    past = asks_about_past(trace.query)
+    replaced = [] if past else [f for f in trace.facts.get("superseded_left_out", [])]
     out: list[tuple[str, int | None, int | None, float | None]] = []  # fact ids are > 0
     for kind in ("user", "assistant"):
-        for f in trace["facts"][kind]:
+        for f in trace.facts[kind]:
             if f.get("in_prompt") and (past or not f.get("superseded")):
                 out.append((f["text"], None, f["id"], f.get("valid_from")))
     pages = [(p["id"], p.get("user", ""), p.get("timestamp"))
-             for p in trace["pages"] if p.get("selected")][:CANDIDATE_PAGES]
+             for p in trace.pages if p.get("selected")][:CANDIDATE_PAGES]
     pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
     for page_id, text, ts in pages:
         for s in _sentences(text):
@@ -184,7 +184,7 @@ def best_sentence(embedder: Embedder, trace: Retrieval, question: str,
     found = _candidates(trace, recent)
     if not found:
         return None
-    terms = {stem(w) for w in (trace.get("keyword_search_terms") or trace["query_keywords"])}
+    terms = {stem(w) for w in (trace.keyword_search_terms or trace.query_keywords)}
     vecs = embedder.embed([question] + [s for s, *_ in found])
     cos = np.asarray(vecs[1:] @ vecs[0], dtype=float)
     scored: list[Evidence] = []

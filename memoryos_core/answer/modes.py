@@ -43,9 +43,9 @@ def own_rows(recent: Sequence[Any] | None) -> list[dict[str, Any]]:
 
 def no_memory(query: str) -> Retrieval:
     """The retrieval of a memory-off turn: nothing read, nothing in the prompt."""
-    return {
-        "query": query, "query_keywords": [], "keyword_search_terms": [], "period": None,
-        "strategy": "off", "segments": [], "pages": [], "facts": Facts(user=[], assistant=[]),
-        "profile": [], "used_segments": [], "token_budget": 0, "recent_tokens": 0,
-        "prompt_parts": [], "memory_block": "", "timings_ms": {"embed": 0.0, "total": 0.0},
-    }
+    return Retrieval(
+        query=query, query_keywords=[], keyword_search_terms=[], period=None,
+        strategy="off", segments=[], pages=[], facts=Facts(user=[], assistant=[]),
+        profile=[], used_segments=[], token_budget=0, recent_tokens=0,
+        prompt_parts=[], memory_block="", timings_ms={"embed": 0.0, "total": 0.0},
+    )

@@ -175,19 +175,19 @@ def _retrieve(
         if p["id"] in short:  # a recent exchange the prompt shows shortened
             p["recent"] = True
         p.setdefault("selected", False)
-    return {
-        "query": query, "query_keywords": qkws, "keyword_search_terms": fts_words,
-        "period": None if period is None else [  # first and last day searched
+    return Retrieval(
+        query=query, query_keywords=qkws, keyword_search_terms=fts_words,
+        period=None if period is None else [  # first and last day searched
             dt.datetime.fromtimestamp(t, tz=dt.UTC).date().isoformat()
             for t in (period[0], period[1] - 1)],
-        "strategy": strategy,
-        "segments": segments,
-        "pages": pages, "facts": facts, "profile": profile,
-        "used_segments": used_segments, "token_budget": budget, "recent_tokens": recent,
-        "prompt_parts": parts, "memory_block": block,
-        "timings_ms": {"embed": round(embed_ms, 2),
-                       "total": round((time.perf_counter() - started) * 1000, 2)},
-    }
+        strategy=strategy,
+        segments=segments,
+        pages=pages, facts=facts, profile=profile,
+        used_segments=used_segments, token_budget=budget, recent_tokens=recent,
+        prompt_parts=parts, memory_block=block,
+        timings_ms={"embed": round(embed_ms, 2),
+                    "total": round((time.perf_counter() - started) * 1000, 2)},
+    )
 
 
 def _profile_hit(row: dict[str, Any]) -> ProfileHit:

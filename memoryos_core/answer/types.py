@@ -1,28 +1,34 @@
-"""The answer pipeline's values: `Retrieval` -> `Prompt` -> `Trace`, each part with one owner.
+"""The answer pipeline's values: `Retrieval` -> `Prompt` -> `Trace`, each built once.
 
-Who makes each part, and who may change it afterwards (no one else writes it):
+After simonw/llm's `Prompt`, `Response` and `Usage`: each value is whole when it is made and
+no one edits it afterwards; a later step that needs a different one makes a new one.
 
-- `Retrieval` is made by `answer.retrieval.retrieve` (ranking, facts, profile, segments,
-  keywords, budget). `answer.memory_block.assemble` marks, inside it, what entered the block:
-  `PageHit.selected`/`reason`, `FactHit.in_prompt`, the scored profile rows' `in_prompt`, and
-  makes `prompt_parts` (the memory's parts) and `memory_block`; until `fit_prompt` takes it,
-  nothing else edits a Retrieval.
-- `Prompt` (what is sent) is made by the layouts in `answer.answering` (`chat`, `compact`).
-- `Trace` is made by `answer.answering.fit_prompt` from a Retrieval and the Prompt that fit
-  the model's window: it alone may unselect pages (`_mark_compact`, a refit) and replace the
-  memory with a smaller retrieval; it moves the memory's parts to `memory_parts` and writes
-  the prompt's under `prompt_parts`. `engine.MemoryEngine.chat` stamps the answer's keys and
-  `version`, and stores it (`trace_json`); a stored trace is read back only by `read_trace`
-  (versions and exports carry the stored text as it is).
+- `Retrieval` (frozen) is made by `answer.retrieval.retrieve` (ranking, facts, profile,
+  segments, keywords, budget; `answer.memory_block.assemble` marks, while it is being built,
+  what entered the block: `PageHit.selected`/`reason`, `FactHit.in_prompt`, the profile rows'
+  `in_prompt`, and makes the memory's parts and `memory_block`). `retrieve_flat` makes the flat
+  baseline's.
+- `Prompt` (frozen, what is sent) is made by `answer.answering.fit_prompt` from a Retrieval:
+  the messages that fit the model's window, their parts, the memory they hold (a copy of the
+  Retrieval with the pages a compact prompt leaves out unselected, or a smaller one a refit
+  retrieved; the caller's is never changed), how it was fitted and the small model's plan.
+- `Answered` (frozen, the answer's figures: model, timings, tokens, attempts) is made by
+  `answer.turn.answer`.
+- `Trace` is built once by `Trace.build` from a Prompt and, for an answered turn, its
+  `Answered` and `version`; `MemoryEngine.chat` stores `Trace.to_json()`, and a stored trace is
+  read back only by `Trace.from_json` (`read_trace`; versions and exports carry the stored text
+  as it is). A Trace is a read-only dict in the stored JSON shape (`TraceData`): hosts,
+  templates and the JSON endpoints read it by key, and old stored traces read as stored.
 
-The TypedDicts stay plain dicts: hosts, templates and the JSON endpoints index them by key.
+At the engine's edge the values are JSON-ready: `MemoryEngine.retrieve` returns
+`Retrieval.to_dict()` (`RetrievalData`), `chat`, `prompt` and `trace` a `Trace`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, NotRequired, Required, TypedDict, cast
+from dataclasses import dataclass, fields
+from typing import Any, NoReturn, NotRequired, Required, TypedDict, cast
 
 from ..errors import MemoryOSError
 
@@ -105,8 +111,8 @@ class Part(TypedDict):
     items: int
 
 
-class Retrieval(TypedDict):
-    """What retrieval found for a query and the memory block it assembled."""
+class RetrievalData(TypedDict):
+    """A Retrieval as JSON (`Retrieval.to_dict()`, what `MemoryEngine.retrieve` returns)."""
 
     query: str
     query_keywords: list[str]
@@ -125,13 +131,30 @@ class Retrieval(TypedDict):
     timings_ms: dict[str, float]
 
 
-@dataclass
-class Prompt:
-    """What a layout sends: the messages and its parts with their tokens."""
+@dataclass(frozen=True)
+class Retrieval:
+    """What retrieval found for a query and the memory block it assembled (the fields and
+    their order are `RetrievalData`'s)."""
 
-    layout: str  # "chat" or "compact" (the model class)
-    messages: list[dict[str, str]]
-    parts: list[Part]
+    query: str
+    query_keywords: list[str]
+    keyword_search_terms: list[str]
+    period: list[str] | None  # first and last day searched
+    strategy: str
+    segments: list[SegmentHit]
+    pages: list[PageHit]
+    facts: Facts
+    profile: list[ProfileHit]
+    used_segments: list[int]
+    token_budget: int
+    recent_tokens: int
+    prompt_parts: list[Part]  # the memory block's parts
+    memory_block: str
+    timings_ms: dict[str, float]
+
+    def to_dict(self) -> RetrievalData:
+        """The JSON shape, keys in field order (the lists and hits are shared, not copied)."""
+        return cast(RetrievalData, {f.name: getattr(self, f.name) for f in fields(self)})
 
 
 class Fitted(TypedDict):
@@ -144,9 +167,36 @@ class Fitted(TypedDict):
     refits: int
 
 
-class Trace(Retrieval):
-    """What is stored for an exchange: the retrieval, the prompt sent, and the answer's
-    figures (those from `chat`; absent in `MemoryEngine.prompt`'s trace)."""
+@dataclass(frozen=True)
+class Prompt:
+    """What is sent: the messages that fit the model's window and the memory they hold."""
+
+    layout: str  # "chat" or "compact" (the model class)
+    messages: list[dict[str, str]]
+    parts: list[Part]  # the whole prompt's parts, with their tokens
+    memory: Retrieval  # the memory as sent (never the caller's Retrieval edited)
+    recent_shortened: int
+    fitted: Fitted
+    plan: dict[str, Any] | None = None  # small model: kind, the built answer, evidence
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The figures of one answer a trace records (llm's `Usage`), made by `turn.answer`."""
+
+    model: str
+    answer_ms: float
+    prompt_tokens: int
+    completion_tokens: int
+    source: str
+    attempts: list[dict[str, Any]]  # each model call: its text, repeat, echo
+    stats: dict[str, Any]  # first token, tokens/s of the answer kept
+
+
+class TraceData(RetrievalData):
+    """A Trace's stored JSON shape: the retrieval, the prompt sent, and the answer's
+    figures (those from `chat`; absent in `MemoryEngine.prompt`'s trace). A trace stored
+    before a key existed lacks it; `previous_answers` is added by a Regenerate or Edit."""
 
     memory_parts: list[Part]
     layout: str
@@ -168,26 +218,76 @@ class TraceVersionError(MemoryOSError):
     """A stored trace is of a newer version than this engine reads."""
 
 
+class Trace(dict[str, Any]):
+    """What is stored for an exchange (`TraceData`), built once: a read-only dict.
+
+    `Trace.build` makes it from the Prompt sent and the answer's figures; `Trace.from_json`
+    reads a stored one, whatever keys it was stored with. `dict(trace)` is a plain copy.
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def build(cls, prompt: Prompt, answered: Answered | None = None,
+              version: int = TRACE_VERSION) -> Trace:
+        """The trace of `prompt`; with `answered`, the answer's figures and the `version`
+        of the stored shape (a prompt alone is never stored and has neither)."""
+        memory = prompt.memory.to_dict()
+        data: dict[str, Any] = {**memory, "prompt_parts": prompt.parts,
+                                "memory_parts": memory["prompt_parts"],
+                                "layout": prompt.layout, "prompt": prompt.messages,
+                                "recent_shortened": prompt.recent_shortened}
+        if prompt.plan is not None:
+            data["answer_plan"] = prompt.plan
+        data["fitted"] = prompt.fitted
+        if answered is not None:
+            data.update(model=answered.model, answer_ms=answered.answer_ms,
+                        prompt_tokens=answered.prompt_tokens,
+                        completion_tokens=answered.completion_tokens,
+                        answer_source=answered.source, answer_attempts=answered.attempts,
+                        answer_stats=answered.stats, version=version)
+        return cls(data)
+
+    @classmethod
+    def from_json(cls, raw: str) -> Trace:
+        """A stored trace: version 1 as stored, an unversioned one (stored before traces had
+        a version, the same keys less any added since) read as version 0; a newer one
+        refused."""
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise TraceVersionError("a stored trace is not a JSON object")
+        version = data.get("version", 0)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+            raise TraceVersionError(f"a stored trace has an invalid version {version!r}")
+        if version > TRACE_VERSION:
+            raise TraceVersionError(f"a stored trace is version {version}; this engine reads"
+                                    f" versions up to {TRACE_VERSION} (upgrade memoryos)")
+        if "version" not in data:
+            data["version"] = 0
+        return cls(data)  # the stored shape: the keys are not checked one by one
+
+    def to_json(self) -> str:
+        """The stored form (the same text as the dict's JSON)."""
+        return json.dumps(self, ensure_ascii=False)
+
+    def __reduce__(self) -> tuple[type[Trace], tuple[dict[str, Any]]]:
+        return Trace, (dict(self),)  # copy, deepcopy and pickle make a new one, never edit
+
+    def _frozen(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("a Trace is built once (Trace.build): make a new one")
+
+    __setitem__ = __delitem__ = setdefault = pop = popitem = clear = _frozen
+    update = __ior__ = _frozen
+
+
 def trace_json(trace: Trace) -> str:
-    """The stored form of a trace (the caller has stamped its `version`)."""
-    return json.dumps(trace, ensure_ascii=False)
+    """The stored form of a trace (`Trace.to_json`)."""
+    return trace.to_json()
 
 
 def read_trace(raw: str) -> Trace:
-    """A stored trace: version 1 as stored, an unversioned one (stored before traces had a
-    version, the same keys less any added since) read as version 0; a newer one refused."""
-    data = json.loads(raw)
-    if not isinstance(data, dict):
-        raise TraceVersionError("a stored trace is not a JSON object")
-    version = data.get("version", 0)
-    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-        raise TraceVersionError(f"a stored trace has an invalid version {version!r}")
-    if version > TRACE_VERSION:
-        raise TraceVersionError(f"a stored trace is version {version}; this engine reads"
-                                f" versions up to {TRACE_VERSION} (upgrade memoryos)")
-    if "version" not in data:
-        data["version"] = 0
-    return cast(Trace, data)  # a dict of the stored shape: the keys are not checked one by one
+    """A stored trace read back (`Trace.from_json`)."""
+    return Trace.from_json(raw)
 
 
 class ChatResult(TypedDict):

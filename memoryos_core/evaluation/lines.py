@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..answer.memory_block import PAGES_HEADER, fact_line, page_body, profile_line
-from ..answer.types import Retrieval
+from ..answer.types import RetrievalData
 from ..memory.prompts import when
 
 RECENT_HEADER = "## Recent conversation"
@@ -26,7 +26,7 @@ def _row(page: Any) -> dict[str, Any]:
     return {"user_text": page["user"], "assistant_text": page["assistant"]}
 
 
-def product_lines(trace: Retrieval, by_id: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+def product_lines(trace: RetrievalData, by_id: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     """The product's memory block as lines; each page line names its exchange and tier."""
     focus = trace["query_keywords"]
     pages = {page_body(_row(p), focus): p["id"] for p in trace["pages"] if p.get("selected")}
@@ -73,7 +73,7 @@ def _clip(text: str, n: int = 160) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def trace_summary(trace: Retrieval, evidence: list[int]) -> dict[str, Any]:
+def trace_summary(trace: RetrievalData, evidence: list[int]) -> dict[str, Any]:
     """The product's retrieval trace as a record keeps it (candidate pages' texts clipped)."""
     pages = []
     for n, p in enumerate(trace["pages"]):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..answer.types import Retrieval
+from ..answer.types import RetrievalData
 from ..text import stem, stems_held
 from .baselines import DEPTH, FlatContext
 
@@ -42,7 +42,7 @@ def _shortened(conv: Conversation, ex_id: int) -> bool:
     return ex_id in conv.short_all and ex_id not in conv.short
 
 
-def product(trace: Retrieval, evidence: list[int], conv: Conversation,
+def product(trace: RetrievalData, evidence: list[int], conv: Conversation,
             top_pages: int) -> dict[int, dict[str, Any]]:
     """The product's verdict per evidence exchange, from its retrieval trace."""
     depth = max(top_pages * 3, 60)
@@ -92,7 +92,7 @@ def product(trace: Retrieval, evidence: list[int], conv: Conversation,
     return out
 
 
-def _fact_sources(trace: Retrieval) -> set[int]:
+def _fact_sources(trace: RetrievalData) -> set[int]:
     return {s for kind in ("user", "assistant") for f in trace["facts"][kind]
             if f.get("in_prompt") for s in f["sources"]}
 

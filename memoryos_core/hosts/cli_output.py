@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from ..answer.types import Retrieval
+from ..answer.types import RetrievalData
 from ..memory.state import PageView, State
 from ..transfer.importing import ImportReport, Preview
 from ..transfer.versions import Diff, Version
@@ -102,7 +102,7 @@ def memory_counts(state: State) -> str:
             f" facts, {len(long['profile'])} profile dimensions")
 
 
-def format_trace(trace: Retrieval, show_prompt: bool = False) -> list[str]:
+def format_trace(trace: RetrievalData, show_prompt: bool = False) -> list[str]:
     """What retrieval considered and what went into the prompt, with token counts."""
     lines = [f"query: {trace['query']}",
              f"keywords: {', '.join(trace['query_keywords']) or '-'}"]
