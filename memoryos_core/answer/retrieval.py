@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from ..context import Context
@@ -82,20 +84,59 @@ def retrieve(
     stemmed keyword matches on the query's distinctive words and the pages of a period the
     query names; each of the best pages brings the page that continues it in its dialogue
     chain; facts and profile rows enter only when they score; segments are ranked for the
-    trace and for heat. flat: dense vectors only, nothing else (the baseline).
+    trace and for heat. Any other strategy is the flat baseline (`retrieve_flat`).
     """
+    if strategy != "memoryos":
+        return retrieve_flat(ctx, user_id, query, record, token_budget, now, short_rows,
+                             budget_cap, strategy)
     # the vector namespaces' freshness and the keyword statistics are read once, not per search
     with ctx.store.reads_once():
-        return _retrieve(ctx, user_id, query, record, strategy, token_budget, now, short_rows,
+        return _retrieve(ctx, user_id, query, record, token_budget, now, short_rows,
                          budget_cap)
 
 
-def _retrieve(
-    ctx: Context, user_id: str, query: str, record: bool, strategy: str,
-    token_budget: int | None, now: float | None, short_rows: list[dict[str, Any]] | None,
-    budget_cap: int | None,
+def retrieve_flat(
+    ctx: Context, user_id: str, query: str, record: bool = True,
+    token_budget: int | None = None, now: float | None = None,
+    short_rows: list[dict[str, Any]] | None = None, budget_cap: int | None = None,
+    strategy: str = "flat",
 ) -> Retrieval:
-    """The ranking and assembly of `retrieve`."""
+    """The flat baseline: the product's dense page ranking alone (no segments, keywords,
+    named period, continuations, repeats, facts or scored profile), in the same memory block
+    under the same budget, traced the same way."""
+    with ctx.store.reads_once():
+        asked = _ask(ctx, user_id, query, token_budget, now, short_rows, budget_cap)
+        pages = sorted(asked.fused.values(), key=lambda p: -p["fused"])
+        page_rows = rows_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
+                                            PAGE_COLUMNS)
+        pages = [p for p in pages if p["id"] in page_rows]
+        return _assembled(ctx, user_id, asked, strategy, record, [], pages, page_rows,
+                          Facts(user=[], assistant=[]), [], [], None, ())
+
+
+@dataclass
+class _Asked:
+    """What both rankings start from: the recent exchanges as shown, the memory budget, the
+    query's vector and keywords, and the dense page ranking."""
+
+    query: str
+    short_rows: list[dict[str, Any]]
+    fitted: list[dict[str, Any]]  # the short-term rows as the prompt shows them
+    recent: int
+    budget: int
+    qvec: Any
+    embed_ms: float
+    started: float
+    qkws: list[str]
+    now: float
+    depth: int
+    short: set[int]
+    fused: dict[int, PageHit]
+
+
+def _ask(ctx: Context, user_id: str, query: str, token_budget: int | None, now: float | None,
+         short_rows: list[dict[str, Any]] | None, budget_cap: int | None) -> _Asked:
+    """The start of both rankings, up to the dense page list."""
     cfg = ctx.config
     if short_rows is None:
         short_rows = rows_db.short_term_rows(ctx.store, user_id)
@@ -112,8 +153,6 @@ def _retrieve(
     qkws = query_keywords(query, 12)
     now = time.time() if now is None else now  # "yesterday" is relative to now
     depth = max(cfg.top_pages * 3, 60)
-
-    segments = _rank_segments(ctx, user_id, qvec, qkws, now) if strategy == "memoryos" else []
     fused: dict[int, PageHit] = {}
     # a recent exchange the prompt shows whole is never a page too; one it shows shortened can
     # be (LongMemEval dev: a fact said four long turns ago was in neither the pages nor the
@@ -124,10 +163,24 @@ def _retrieve(
     for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth, whole), start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
+    return _Asked(query, short_rows, fitted, recent, budget, qvec, embed_ms, started, qkws,
+                  now, depth, short, fused)
+
+
+def _retrieve(
+    ctx: Context, user_id: str, query: str, record: bool,
+    token_budget: int | None, now: float | None, short_rows: list[dict[str, Any]] | None,
+    budget_cap: int | None,
+) -> Retrieval:
+    """The ranking and assembly of `retrieve`."""
+    asked = _ask(ctx, user_id, query, token_budget, now, short_rows, budget_cap)
+    short_rows, fitted, qvec, qkws = asked.short_rows, asked.fitted, asked.qvec, asked.qkws
+    now, depth, short, fused = asked.now, asked.depth, asked.short, asked.fused
+    segments = _rank_segments(ctx, user_id, qvec, qkws, now)
     fts_words: list[str] = []
     keyword_hits: list[int] = []
     total = mid_term_pages(ctx, user_id, len(short))
-    if strategy == "memoryos" and qkws:
+    if qkws:
         counts: dict[str, int] = {}
         fts_words = distinctive_words(ctx, user_id, qkws, total, counts)
         keyword_hits = search.keyword_search(ctx.store, user_id, fts_words, depth, total, counts)
@@ -139,7 +192,7 @@ def _retrieve(
         entry = fused.setdefault(pid, PageHit(id=pid, fused=0.0))
         entry["keyword_rank"] = rank
         entry["fused"] += KEYWORD_WEIGHT / (RRF_K + rank)
-    period = named_period(query, now) if strategy == "memoryos" else None
+    period = named_period(query, now)
     for rank, pid in enumerate(_period_hits(ctx, user_id, qvec, period, depth, total), start=1):
         entry = fused.setdefault(pid, PageHit(id=pid, fused=0.0))
         entry["period_rank"] = rank
@@ -148,17 +201,29 @@ def _retrieve(
     page_rows = rows_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
                                         PAGE_COLUMNS)
     pages = [p for p in pages if p["id"] in page_rows]
-    if strategy == "memoryos":
-        pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
-        pages = _without_repeats(pages, page_rows)
-
+    pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
+    pages = _without_repeats(pages, page_rows)
     profile = [_profile_hit(r) for r in state_rows.profile_rows(ctx.store, user_id)]
-    facts = question_facts(ctx, user_id, qvec, query, now) if strategy == "memoryos" \
-        else Facts(user=[], assistant=[])
-    scored_profile = _score_profile(ctx, profile, qvec) if strategy == "memoryos" else []
+    facts = question_facts(ctx, user_id, qvec, query, now)
+    scored_profile = _score_profile(ctx, profile, qvec)
+    return _assembled(ctx, user_id, asked, "memoryos", record, segments, pages, page_rows,
+                      facts, scored_profile, fts_words, period, qkws, profile)
 
-    parts, block = assemble(pages, page_rows, scored_profile, facts, budget, cfg.top_pages,
-                            qkws if strategy == "memoryos" else ())
+
+def _assembled(
+    ctx: Context, user_id: str, asked: _Asked, strategy: str, record: bool,
+    segments: list[SegmentHit], pages: list[PageHit], page_rows: dict[int, dict[str, Any]],
+    facts: Facts, scored_profile: list[ProfileHit], fts_words: list[str],
+    period: tuple[float, float] | None, focus: Collection[str],
+    profile: list[ProfileHit] | None = None,
+) -> Retrieval:
+    """The memory block of the ranked pages, the visits recorded, the Retrieval built (the
+    profile rows are read here unless given)."""
+    if profile is None:
+        profile = [_profile_hit(r) for r in state_rows.profile_rows(ctx.store, user_id)]
+    now, short = asked.now, asked.short
+    parts, block = assemble(pages, page_rows, scored_profile, facts, asked.budget,
+                            ctx.config.top_pages, focus)
     in_prompt = {r["dimension"] for r in scored_profile if r.get("in_prompt")}
     for dim in profile:  # the trace lists every dimension; only these entered the prompt
         dim["in_prompt"] = dim["dimension"] in in_prompt
@@ -176,17 +241,17 @@ def _retrieve(
             p["recent"] = True
         p.setdefault("selected", False)
     return Retrieval(
-        query=query, query_keywords=qkws, keyword_search_terms=fts_words,
+        query=asked.query, query_keywords=asked.qkws, keyword_search_terms=fts_words,
         period=None if period is None else [  # first and last day searched
             dt.datetime.fromtimestamp(t, tz=dt.UTC).date().isoformat()
             for t in (period[0], period[1] - 1)],
         strategy=strategy,
         segments=segments,
         pages=pages, facts=facts, profile=profile,
-        used_segments=used_segments, token_budget=budget, recent_tokens=recent,
+        used_segments=used_segments, token_budget=asked.budget, recent_tokens=asked.recent,
         prompt_parts=parts, memory_block=block,
-        timings_ms={"embed": round(embed_ms, 2),
-                    "total": round((time.perf_counter() - started) * 1000, 2)},
+        timings_ms={"embed": round(asked.embed_ms, 2),
+                    "total": round((time.perf_counter() - asked.started) * 1000, 2)},
     )
 
 
