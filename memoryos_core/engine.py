@@ -151,8 +151,7 @@ class MemoryEngine(UserControl, Conversations):
             report = analysis.analyse(ctx, user_id, force=True, progress=stages)
         if progress:
             progress(100, 100, "done")
-        report["consolidation_batches"] = len(batches)
-        return report
+        return {**report, "consolidation_batches": len(batches)}  # the run's report, whole
 
     # -- reading and answering --------------------------------------------------------------
 
@@ -353,12 +352,13 @@ class MemoryEngine(UserControl, Conversations):
             if maintain and report.get("exchange_ids"):
                 ctx = self._ctx_for(user_id, model)
                 batches = consolidation.consolidate(ctx, user_id, force=False, progress=stages)
-                report["consolidation_batches"] = len(batches)
-                if self.config.import_analysis == "inline":
-                    report["analysis"] = analysis.analyse(ctx, user_id, force=False,
-                                                          progress=stages)
+                if self.config.import_analysis == "inline":  # the import's report, whole
+                    report = {**report, "consolidation_batches": len(batches),
+                              "analysis": analysis.analyse(ctx, user_id, force=False,
+                                                           progress=stages)}
                 else:
-                    report["analysis_deferred"] = True
+                    report = {**report, "consolidation_batches": len(batches),
+                              "analysis_deferred": True}
             if progress:
                 progress(100, 100, "done")
         return report

@@ -63,8 +63,10 @@ def chosen_strategies(names: Sequence[str] | None) -> tuple[str, ...]:
 
 def evaluate(conv: Conversation, qas: list[dict[str, Any]], budget: int, window: int,
              answerer: Any = None, strategies: Sequence[str] = STRATEGIES,
-             tick: Callable[[], None] | None = None) -> list[dict[str, Any]]:
-    """One record per (question, strategy): recall, tokens, context lines, a reason per turn."""
+             tick: Callable[[], None] | None = None,
+             question_type: str | None = None) -> list[dict[str, Any]]:
+    """One record per (question, strategy): recall, tokens, context lines, a reason per turn
+    (and the sample's `question_type`, LongMemEval's)."""
     records = []
     for q_no, qa in enumerate(qas):
         wanted = evidence_ids(qa)
@@ -79,25 +81,24 @@ def evaluate(conv: Conversation, qas: list[dict[str, Any]], budget: int, window:
             got = conv.context(strategy, question, budget, window, target, mapped, qvec)
             if strategy == "memoryos":
                 target = got.tokens
-            rec: dict[str, Any] = {
+            product: dict[str, Any] = {}
+            if strategy == "memoryos":  # its facts carry their source pages: a looser recall
+                hit = got.ids | got.fact_sources
+                product = {"parts": got.parts, "recall_with_facts": (
+                    sum(1 for i in mapped if i in hit) / len(mapped) if mapped else None)}
+            records.append({  # one record, built whole
                 "sample_id": conv.user, "q": q_no, "category": int(qa.get("category", 0)),
                 "strategy": strategy, "evidence": len(wanted), "mapped": len(mapped),
                 "recall": (sum(1 for i in mapped if i in got.ids) / len(mapped)) if mapped
-                else None, "tokens": got.tokens, "context_ms": round(got.seconds * 1000, 2)}
-            if strategy == "memoryos":
-                rec["parts"] = got.parts
-                hit = got.ids | got.fact_sources
-                rec["recall_with_facts"] = (sum(1 for i in mapped if i in hit) / len(mapped)
-                                            if mapped else None)
-            if answerer is not None:
-                rec.update(answerer.answer(qa, got.text))
-            rec["question"] = question
-            rec["answer"] = str(qa.get("answer", "")) if qa.get("answer") is not None else None
-            rec["gold"] = [dict(g, **_verdict(g, got.why, strategy)) for g in gold]
-            rec["context"] = got.lines
-            if got.trace is not None:
-                rec["trace"] = got.trace
-            records.append(rec)
+                else None, "tokens": got.tokens, "context_ms": round(got.seconds * 1000, 2),
+                **product,
+                **(answerer.answer(qa, got.text) if answerer is not None else {}),
+                "question": question,
+                "answer": str(qa.get("answer", "")) if qa.get("answer") is not None else None,
+                "gold": [dict(g, **_verdict(g, got.why, strategy)) for g in gold],
+                "context": got.lines,
+                **({"trace": got.trace} if got.trace is not None else {}),
+                **({"question_type": question_type} if question_type is not None else {})})
         if tick is not None:
             tick()
     return records
@@ -200,13 +201,11 @@ def run(data: bytes, name: str, emb: Embedder, *, budget: int = DEFAULT_BUDGET,
             try:
                 t0 = time.perf_counter()
                 recs = evaluate(conv, qas, budget, window, answerer, names,
-                                bar.ticker(f"questions of {sample.sample_id}"))
+                                bar.ticker(f"questions of {sample.sample_id}"),
+                                sample.question_type)
                 timings["questions_s"] += time.perf_counter() - t0
             finally:
                 conv.engine.store.close()
-            for rec in recs:
-                if sample.question_type is not None:
-                    rec["question_type"] = sample.question_type
             records += recs
     timings = {k: round(v, 2) for k, v in timings.items()}
     timings["total_s"] = round(time.perf_counter() - started, 2)

@@ -26,7 +26,7 @@ from .prompts import (
     validate_facts,
     validate_profile,
 )
-from .reports import AnalysisReport
+from .reports import AnalysisReport, AnalysisTally
 
 CHUNK_PAGES = 8  # pages per analysis call, so prompts fit a small model's window
 RELATED_PER_PAGE = 3  # facts searched per analysed page, shown to the model as replaceable
@@ -64,18 +64,17 @@ def analyse(ctx: Context, user_id: str, force: bool = False, progress: Any = Non
             candidates: list[dict[str, Any]] | None = None) -> AnalysisReport:
     """Analyse due segments in chunks of pages; each chunk is stored before pages are marked."""
     due = segments_due(ctx, user_id, force, candidates)
-    report: AnalysisReport = {"segments": [s["id"] for s in due], "pages": 0,
-                              "profile_changes": [], "facts_added": [], "facts_merged": 0,
-                              "facts_superseded": [], "fallbacks": []}
+    tally = AnalysisTally(segments=[s["id"] for s in due])
     if not due:
-        return report
+        return tally.report()
     seg_ids = [s["id"] for s in due]
     pages = segments.unanalysed_pages(ctx.store, user_id, seg_ids)
     chunks = [pages[i : i + CHUNK_PAGES] for i in range(0, len(pages), CHUNK_PAGES)]
     for n, chunk in enumerate(chunks, start=1):
-        _analyse_chunk(ctx, user_id, chunk, report)
+        _analyse_chunk(ctx, user_id, chunk, tally)
         if progress:
             progress(n, len(chunks), "analysis")
+    report = tally.report()
     with ctx.store.transaction(user_id) as conn:
         segments.reset_analysed_segments(conn, user_id, seg_ids, time.time())
         ctx.store.log_event(conn, user_id, "analysis", cast(dict[str, Any], report))
@@ -83,7 +82,7 @@ def analyse(ctx: Context, user_id: str, force: bool = False, progress: Any = Non
 
 
 def _analyse_chunk(
-    ctx: Context, user_id: str, chunk: list[dict[str, Any]], report: AnalysisReport
+    ctx: Context, user_id: str, chunk: list[dict[str, Any]], tally: AnalysisTally
 ) -> None:
     # the assistant's own words: what the app added or quoted from memory is not analysed
     chunk = [dict(p, assistant_text=app_text.analysable_reply(p["assistant_text"]))
@@ -103,7 +102,7 @@ def _analyse_chunk(
                 lambda v: validate_profile(v, ids, texts), retries=ctx.config.structured_retries,
                 max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
         except ModelError as exc:
-            report["fallbacks"].append(f"profile: {exc}")
+            tally.fallbacks.append(f"profile: {exc}")
             ctx.store.add_usage(user_id, "analysis", 0, 0, fallback=True)
         related = _related_facts(ctx, user_id, ids)
         known = [int(f["id"]) for f in related]
@@ -114,7 +113,7 @@ def _analyse_chunk(
                 retries=ctx.config.structured_retries,
                 max_tokens=min(600, budget), on_call=ctx.recorder(user_id, "analysis"))
         except ModelError as exc:
-            report["fallbacks"].append(f"facts: {exc}")
+            tally.fallbacks.append(f"facts: {exc}")
             ctx.store.add_usage(user_id, "analysis", 0, 0, fallback=True)
     if dims is None:
         dims = profile_update.extractive(ctx, chunk)  # signals, never a level
@@ -128,17 +127,17 @@ def _analyse_chunk(
     vecs = ctx.embedder.embed([f["text"] for _, f in fact_rows]) if fact_rows else None
     now = time.time()
     with ctx.store.transaction(user_id) as conn:
-        profile_update.store(conn, user_id, dims, now, report)
+        profile_update.store(conn, user_id, dims, now, tally)
         for (kind, fact), vec in zip(fact_rows, vecs if vecs is not None else [], strict=True):
-            _merge_fact(ctx, conn, user_id, kind, fact, vec, now, report, judged)
+            _merge_fact(ctx, conn, user_id, kind, fact, vec, now, tally, judged)
         for kind in ("user", "assistant"):
             _enforce_fact_capacity(ctx, conn, user_id, kind)
         segments.mark_analysed(conn, user_id, ids)
-    report["pages"] += len(ids)
+    tally.pages += len(ids)
 
 
 def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: dict[str, Any],
-                vec: np.ndarray, now: float, report: AnalysisReport, judged: bool) -> None:
+                vec: np.ndarray, now: float, tally: AnalysisTally, judged: bool) -> None:
     """Insert a fact, or merge it into one with the same text or a near vector that held when
     it was said; a new fact may replace an older one on the same subject (kept as history)."""
     norm = normalise(fact["text"])
@@ -153,12 +152,12 @@ def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: d
         merged = sorted(set(same["sources"]) | set(fact["sources"]))
         start = min(said, same["valid_from"] if same["valid_from"] is not None else said)
         persona_rows.merge_fact_sources(conn, user_id, same["id"], merged, now, start)
-        report["facts_merged"] += 1
+        tally.facts_merged += 1
         return
     fact_id = persona_rows.insert_fact(conn, user_id, kind, fact["text"], norm,
                                        fact["sources"], now, said)
     ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
-    report["facts_added"].append({"id": fact_id, "kind": kind, "text": fact["text"]})
+    tally.facts_added.append({"id": fact_id, "kind": kind, "text": fact["text"]})
     current = [k for k in known if k["valid_until"] is None]
     if judged:  # the model's judgement: the fact it named, if still current
         olders = [k for k in current if k["id"] == fact.get("replaces")]
@@ -175,8 +174,8 @@ def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: d
         pairs.append((new, min(younger, key=lambda k: float(k["valid_from"]))))
     for old, young in pairs:
         persona_rows.supersede_fact(conn, user_id, old["id"], young["id"], young["valid_from"])
-        report["facts_superseded"].append({"old": old["id"], "old_text": old["text"],
-                                           "new": young["id"], "new_text": young["text"]})
+        tally.facts_superseded.append({"old": old["id"], "old_text": old["text"],
+                                       "new": young["id"], "new_text": young["text"]})
 
 
 def _replaced_by_rule(ctx: Context, current: list[dict[str, Any]], text: str,

@@ -18,7 +18,7 @@ from ..text import first_sentences, jaccard, keywords, merge_keywords
 from . import grounding
 from .eviction import evict_overflow
 from .prompts import consolidation_messages, consolidation_schema
-from .reports import BatchReport
+from .reports import BatchReport, FiledSegment
 
 
 @dataclass
@@ -252,8 +252,8 @@ def _file_plan(
             targets[i] = (*targets[i][:4], vec, targets[i][5])
 
     now = time.time()
-    report: BatchReport = {"mode": plan.mode, "fallback": fallback, "notes": plan.notes,
-                           "pages": [], "segments": []}
+    filed_pages: list[int] = []
+    filed: list[FiledSegment] = []
     with ctx.store.transaction(user_id) as conn:
         still = segments.still_pending(conn, user_id, [p["id"] for p in batch])
         prev_id = previous["id"] if previous is not None and plan.continues else None
@@ -281,12 +281,13 @@ def _file_plan(
                 segments.grow_segment(conn, user_id, seg_id, summary, kws, len(owned), now)
             ctx.store.put_vector(conn, user_id, "segment", seg_id, vec)
             segments.assign_pages(conn, user_id, seg_id, owned)
-            report["pages"].extend(owned)
-            report["segments"].append({"id": seg_id, "joined": seg is not None,
-                                       "score": round(score, 4), "pages": owned,
-                                       "summary": summary})
+            filed_pages.extend(owned)
+            filed.append({"id": seg_id, "joined": seg is not None, "score": round(score, 4),
+                          "pages": owned, "summary": summary})
+        report: BatchReport = {"mode": plan.mode, "fallback": fallback, "notes": plan.notes,
+                               "pages": filed_pages, "segments": filed}
         if chain:
             persona_rows.save_overview(conn, user_id, plan.overview, chain[-1]["id"], now)
             ctx.store.log_event(conn, user_id, "consolidation", cast(dict[str, Any], report))
-        report["evicted"] = evict_overflow(ctx, conn, user_id, now)
-    return report
+        evicted = evict_overflow(ctx, conn, user_id, now)
+    return {**report, "evicted": evicted}  # the event logs the batch; the report adds eviction

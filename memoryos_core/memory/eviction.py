@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..context import Context
 from ..storage import persona_rows, segments
@@ -24,15 +23,12 @@ def evict_overflow(
     evicted: list[Evicted] = []
     for seg in rows[:excess]:
         pages = segments.segment_pages(conn, user_id, seg["id"])
-        record: dict[str, Any] = {
-            "segment": {"id": seg["id"], "summary": seg["summary"],
-                        "keywords": json.loads(seg["keywords"]),
-                        **heat_terms(seg, ctx.config, now)},
-            "pages": pages,
-        }
+        segment = {"id": seg["id"], "summary": seg["summary"],
+                   "keywords": json.loads(seg["keywords"]), **heat_terms(seg, ctx.config, now)}
         segments.delete_segment(conn, user_id, seg["id"])  # pages cascade
-        record["evidence_dropped"] = _drop_evidence(conn, user_id, {p["id"] for p in pages})
-        ctx.store.log_event(conn, user_id, "eviction", record)
+        dropped = _drop_evidence(conn, user_id, {p["id"] for p in pages})
+        ctx.store.log_event(conn, user_id, "eviction",
+                            {"segment": segment, "pages": pages, "evidence_dropped": dropped})
         evicted.append({"segment_id": seg["id"], "pages": len(pages)})
     return evicted
 

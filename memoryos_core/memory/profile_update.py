@@ -12,7 +12,7 @@ from ..storage import persona_rows, state_rows
 from ..storage.db import Connection
 from . import signals
 from .persona import DIMENSIONS
-from .reports import AnalysisReport
+from .reports import AnalysisTally
 
 EVIDENCE_QUOTES = 3  # earlier evidence sentences per dimension shown to the model
 QUOTE_CHARS = 100
@@ -45,7 +45,7 @@ def extractive(ctx: Context, chunk: list[dict[str, Any]]) -> list[dict[str, Any]
 
 
 def store(conn: Connection, user_id: str, dims: list[dict[str, Any]], now: float,
-          report: AnalysisReport) -> None:
+          tally: AnalysisTally) -> None:
     """Save analysed dimensions: evidence links are the union of all batches; a model's level
     replaces the level (it was given the earlier evidence); signals never set one."""
     for dim in dims:
@@ -63,10 +63,10 @@ def store(conn: Connection, user_id: str, dims: list[dict[str, Any]], now: float
         persona_rows.save_profile_entry(conn, user_id, name, dim["family"], level, reason,
                                         evidence, kept, now)
         if "level" in dim and (old is None or old["level"] != level):
-            report["profile_changes"].append(
+            tally.profile_changes.append(
                 {"dimension": name, "from": old["level"] if old else None, "to": level})
         added = len(kept) - len(old["signals"] if old else [])
         if new_signals and added:
-            report.setdefault("profile_signals", []).append(
+            tally.profile_signals.append(
                 {"dimension": name, "added": min(added, len(new_signals)),
                  "sentences": len(kept), "pages": len(evidence)})

@@ -1,11 +1,14 @@
 """The maintenance reports: what consolidation, eviction and analysis did (logged as events).
 
-Made by `consolidation._file_plan` (a batch), `eviction.evict_overflow`, `analysis.analyse` with
-`profile_update.store` (the profile's part); the engine adds the counts of a whole run.
+Each is built whole, once its step is done: `consolidation._file_plan` (a batch, with what
+`eviction.evict_overflow` evicted), `analysis.analyse` (from the `AnalysisTally` its chunks and
+`profile_update.store` kept as they went); the engine's reports of a whole run are new dicts
+holding these and its counts.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
 
@@ -70,6 +73,30 @@ class AnalysisReport(TypedDict):
     fallbacks: list[str]
     profile_signals: NotRequired[list[SignalsAdded]]  # only when signals were added
     consolidation_batches: NotRequired[int]  # a forced analysis: the batches filed first
+
+
+@dataclass
+class AnalysisTally:
+    """What an analysis run has done so far, kept as it goes; `report()` makes its report."""
+
+    segments: list[int]
+    pages: int = 0
+    profile_changes: list[ProfileChange] = field(default_factory=list)
+    facts_added: list[FactAdded] = field(default_factory=list)
+    facts_merged: int = 0
+    facts_superseded: list[FactSuperseded] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)
+    profile_signals: list[SignalsAdded] = field(default_factory=list)
+
+    def report(self) -> AnalysisReport:
+        """The run's report (`profile_signals` only when signals were added)."""
+        done: AnalysisReport = {
+            "segments": self.segments, "pages": self.pages,
+            "profile_changes": self.profile_changes, "facts_added": self.facts_added,
+            "facts_merged": self.facts_merged, "facts_superseded": self.facts_superseded,
+            "fallbacks": self.fallbacks}
+        return {**done, "profile_signals": self.profile_signals} if self.profile_signals \
+            else done
 
 
 class MaintainReport(TypedDict, total=False):
