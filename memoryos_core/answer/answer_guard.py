@@ -25,6 +25,7 @@ from typing import Any
 from ..errors import ModelError, Stopped
 from ..llm import ChatModel
 from ..text import STOP_WORDS, count_tokens, strip_think, words
+from .courtesy import plain_reply
 
 REPEAT_SHARE = 0.8  # 80% or more of the same words as an earlier reply: a repeat
 FIRST_TEMPERATURE = 0.3
@@ -42,32 +43,10 @@ APP_ANSWER = ("you told me", "i don't remember you telling me")
 _CALLED_ASSISTANT = re.compile(r"\b(?!i\b)[a-z]+ (?:is|was) (?:an?|the|your) (?:[\w-]+ ){0,3}"
                                r"(?:ai|assistant|chatbot)\b")
 ECHO_LINE_WORDS = 4  # a prompt line this long said back (80% of its words) is an echo
+# SmolLM2 opens many replies with a quiz scaffold ("The answer is: Paris", "A: …"): dropped
+# while held back, so it is never shown
+_SCAFFOLD = re.compile(r"^\s*(?:the answer is|answer|a)\s*:\s*", re.IGNORECASE)
 HOLDBACK_CHARS = 24  # shown this far behind the model: "The user thanked…" is cut unseen
-PLAIN_REPLY = {"chat": "I see. Tell me more?",
-               "general": "I'm not sure about that. A bigger model (Settings) would answer"
-                          " it better."}
-_GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|greetings)\b",
-                       re.IGNORECASE)
-_THANKS = re.compile(r"\b(?:thanks|thank you|cheers)\b", re.IGNORECASE)
-_NAME_GIVEN = re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"
-                         r"|\b(?:I'm|I am|(?i:call me)) ([A-Z][\w'-]+)\s*[.!]?$")
-
-
-def plain_reply(kind: str, question: str) -> str:
-    """Our reply when the model's failed: in kind with the message (a greeting is greeted, a
-    thank-you welcomed, a name given answered by name), else a plain prompt to go on."""
-    if kind == "general":
-        return PLAIN_REPLY["general"]
-    named = _NAME_GIVEN.search(question)
-    if named:
-        return f"Nice to meet you, {named.group(1) or named.group(2)}! What's on your mind?"
-    if _GREETING.match(question):
-        return "Hello! What would you like to talk about?"
-    if _THANKS.search(question):
-        return "You're welcome!"
-    return PLAIN_REPLY["chat"]
-
-
 REASONS = {"repeat": "the model repeated an earlier answer",
            "echo": "the model copied its prompt",
            "narration": "the model described the chat instead of answering",
@@ -204,6 +183,13 @@ class _Attempt:
     completion_tokens: int = 0
 
 
+def _visible(raw: str, guarded: bool) -> str:
+    """What of the model's text the user may see: no think block; for the small model no
+    quiz scaffold either."""
+    text = strip_think(raw)
+    return _SCAFFOLD.sub("", text, count=1) if guarded else text
+
+
 def _stream_attempt(llm: ChatModel, messages: list[dict[str, str]], max_tokens: int,
                     temperature: float, question: str, lines: list[set[str]],
                     earlier: list[str],
@@ -213,7 +199,7 @@ def _stream_attempt(llm: ChatModel, messages: list[dict[str, str]], max_tokens: 
     t0 = time.perf_counter()
     if on_token is None and stop is None:  # nobody watches it grow: one call, exact usage
         done = llm.complete(messages, max_tokens=max_tokens, temperature=temperature)
-        text = strip_think(done.text)
+        text = _visible(done.text, guarded)
         return _Attempt(text, _final_reason(text, earlier, question, lines) if guarded
                         else None, False, None, time.perf_counter() - t0, done.prompt_tokens,
                         done.completion_tokens)
@@ -234,7 +220,7 @@ def _stream_attempt(llm: ChatModel, messages: list[dict[str, str]], max_tokens: 
             if stop is not None and stop.is_set():
                 raise Stopped("the answer was stopped")
             pieces.append(piece)
-            text = strip_think("".join(pieces))
+            text = _visible("".join(pieces), guarded)
             if guarded:
                 reason = cut_reason(text, question, lines)
                 if reason is not None:
@@ -251,7 +237,7 @@ def _stream_attempt(llm: ChatModel, messages: list[dict[str, str]], max_tokens: 
             close()  # ends the model's loop or its HTTP stream when we cut it short
     if stop is not None and stop.is_set():
         raise Stopped("the answer was stopped")
-    text = strip_think("".join(pieces))
+    text = _visible("".join(pieces), guarded)
     reason = _final_reason(text, earlier, question, lines) if guarded else None
     if reason is None:
         show(len(text), text)  # the held-back tail of an answer that stands

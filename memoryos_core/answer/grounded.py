@@ -26,6 +26,7 @@ from ..memory import attributes
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
 from ..text import STOP_WORDS, sentences, stem, stems_held, words
+from . import courtesy
 from .types import Retrieval
 
 DONT_REMEMBER = "I don't remember you telling me that."
@@ -78,12 +79,15 @@ class Evidence:
 class Plan:
     """How a message is answered: `kind` memory (from memory), general or chat (the model)."""
 
-    kind: str
+    kind: str  # memory | courtesy (both built, no model call) | general | chat
     evidence: Evidence | None = None
+    built: str | None = None  # a courtesy reply, or what memory holds of the user
 
     @property
     def text(self) -> str:
-        """The built answer of a memory question ('' for the model's kinds)."""
+        """The built answer ('' for the model's kinds)."""
+        if self.built:
+            return self.built
         if self.kind != "memory":
             return ""
         return said_back(self.evidence) if self.evidence else DONT_REMEMBER
@@ -119,9 +123,15 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
          recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
     """A question memory answers gets memory's sentence; a question on the user's life or on
     what memory names (its distinctive words found) that memory cannot answer gets "I don't
-    remember"; other questions and small talk are the model's."""
+    remember"; greetings, thanks and facts told are answered in kind (courtesy.py); other
+    questions and small talk are the model's."""
+    polite = courtesy.reply(question, [str(r.get("user_text") or "") for r in recent], reflect)
+    if polite is not None:
+        return Plan("courtesy", built=polite)
     if not is_question(question):
         return Plan("chat")
+    if ABOUT_ME.search(question):
+        return about_me(trace, recent)
     # a question on memory is about the user ("my", "I") or names someone or something memory
     # may hold ("What did Caroline paint?"); one with neither ("What's a good way to relax after
     # a long shift?") is general even where its words occur in memory
@@ -136,6 +146,32 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
 
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
+ABOUT_ME = re.compile(r"\b(?:know|remember|recall|learned|learnt)\b[^.?!]*\babout (?:me|myself)\b"
+                      r"|\bwho am i\b|\bwhat have i told you\b|\btell me about myself\b",
+                      re.IGNORECASE)
+ABOUT_ME_MOST = 6  # sentences said back for "What do you know about me?"
+
+
+def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
+    """"What do you know about me?": the user's own statements the prompt holds, newest
+    first, said back; or that they have told nothing yet."""
+    told: list[tuple[float, str, Evidence]] = []
+    seen: set[str] = set()
+    for sentence, page, fact, ts in _candidates(trace, recent):
+        plain = _INTERJECTION.sub("", sentence).strip() or sentence
+        reflected = reflect(plain)
+        if reflected is None or (fact is None and not courtesy.tells_a_fact(plain)):
+            continue
+        key = " ".join(words(reflected))
+        if any(key in k or k in key for k in seen):  # a sentence and its own clause: one
+            continue
+        seen.add(key)
+        told.append((ts or 0.0, reflected.rstrip(" .!"), Evidence(sentence, page, fact, ts, 1.0, 0)))
+    if not told:
+        return Plan("memory", built="You haven't told me anything about yourself yet.")
+    told.sort(key=lambda t: -t[0])
+    body = "; ".join(_opening_lowered(t[1]) for t in told[:ABOUT_ME_MOST])
+    return Plan("memory", told[0][2], built=f"Here is what you've told me: {body}.")
 
 
 def names_someone(question: str) -> bool:
@@ -172,7 +208,12 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
             if any(page_id in f["sources"] and grounding(f["text"], s) >= 0.6
                    for f in replaced):
                 continue
-            out.append((s, page_id, None, ts))
+            # "My name is Dana and I work as a nurse": each half answers its own question
+            # (cosine to "What's my name?" 0.35 whole, 0.53 for its half, MiniLM)
+            parts = courtesy.clauses(s)
+            out += [(c, page_id, None, ts) for c in parts if len(c.split()) >= 3]
+            if len(parts) > 1:
+                out.append((s, page_id, None, ts))
     return out
 
 
@@ -294,7 +335,8 @@ def said_back(evidence: Evidence) -> str:
 
 def built_answer(text: str) -> bool:
     """An answer this module built ("You told me…", "I don't remember…"), not the model's."""
-    return text.startswith("You told me") or text == DONT_REMEMBER
+    return text.startswith(("You told me", "Here is what you've told me", "Got it:",
+                            "Nice to meet you")) or text == DONT_REMEMBER
 
 
 def evidence_view(evidence: Evidence | None) -> dict[str, Any] | None:

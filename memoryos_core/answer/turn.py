@@ -49,7 +49,8 @@ def answer(llm: ChatModel, messages: list[dict[str, str]], layout: str,
     started = time.perf_counter()
     reply = answer_guard.answer(
         llm, layout, messages, earlier, max_tokens, built=built,
-        built_source="memory" if plan.get("evidence") else "no memory",
+        built_source="courtesy" if plan.get("kind") == "courtesy"
+        else "memory" if plan.get("evidence") else "no memory",
         kind=plan.get("kind", "chat"), on_token=on_token, on_event=on_event, stop=stop,
         question=question)
     if stop is not None and stop.is_set():

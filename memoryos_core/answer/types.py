@@ -298,6 +298,6 @@ class ChatResult(TypedDict):
     model: str
     trace: Trace
     stats: dict[str, Any]  # first_token_ms, tokens_per_second, completion_tokens, answer_ms
-    source: str  # model | retry | plain | memory | no memory
+    source: str  # model | retry | plain | memory | no memory | courtesy
     evidence: dict[str, Any] | None  # the memory sentence a memory answer says back
     moved_to_mid_term: list[int]  # exchanges that became pages this turn

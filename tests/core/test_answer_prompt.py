@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from memoryos_core.answer import answer_guard
+from memoryos_core.answer import answer_guard, courtesy
 from memoryos_core.answer.recent import SHORTENED, fit_recent, recent_tokens
 from memoryos_core.testing import ScriptedChatModel
 from memoryos_core.text import count_tokens
@@ -96,11 +96,13 @@ def test_a_question_on_memory_is_answered_from_memory_without_the_small_model(ma
 @pytest.mark.real_model  # which recent sentence answers is decided by meaning
 def test_what_the_user_said_minutes_ago_answers_a_question_on_it(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
-    model = small_model(["Nice to meet you, Priya!", "Two cats, how lovely.",
-                         "Grey weeks are hard."])
-    for said in ("Hi! My name is Priya and I teach maths.", "I have two cats, Miso and Tofu.",
-                 "The weather is grey today."):
-        engine.chat("u1", said, model=model, maintain=False)
+    model = small_model(["Grey weeks are hard."])
+    replies = [engine.chat("u1", said, model=model, maintain=False)["answer"]
+               for said in ("Hi! My name is Priya and I teach maths.",
+                            "I have two cats, Miso and Tofu.", "The weather is grey today.")]
+    # a fact told is taken in, said back, never by the model (it took the user's life for its own)
+    assert replies == ["Nice to meet you, Priya! Got it: you teach maths.",
+                       "Got it: you have two cats, Miso and Tofu.", "Grey weeks are hard."]
     # still in short-term memory (the recent turns), not yet a page retrieval can find
     assert engine.short_term_fill("u1")["count"] == 3
     result = engine.chat("u1", "What are my cats called?", model=model, maintain=False)
@@ -112,7 +114,39 @@ def test_what_the_user_said_minutes_ago_answers_a_question_on_it(make_engine):
     # a question asked before is never said back as the answer to the next one
     result = engine.chat("u1", "What are my hobbies?", model=model, maintain=False)
     assert "?" not in result["answer"]
-    assert len(model.calls) == 3  # the small model was asked only for the small talk
+    assert len(model.calls) == 1  # the small model was asked only for the small talk
+
+
+@pytest.mark.real_model  # which half of a sentence answers is decided by meaning
+def test_greetings_facts_told_and_what_memory_knows_are_answered_without_the_model(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    model = small_model(["The answer is: Try a lentil soup."])
+
+    def say(text: str) -> str:
+        return engine.chat("u1", text, model=model, maintain=False)["answer"]
+
+    assert say("Hi!") == "Hello! What would you like to talk about?"
+    assert say("My name is Dana and I work as a nurse in Bristol.") == \
+        "Nice to meet you, Dana! Got it: you work as a nurse in Bristol."
+    assert say("I have a dog called Pepper.") == "Got it: you have a dog called Pepper."
+    # a feeling is met in kind, never stored as a fact said back
+    assert say("I'm so tired today.") == \
+        "I'm sorry you're so tired today. Do you want to talk about it?"
+    # a request is the model's; its quiz opening ("The answer is:") is never shown
+    assert say("Can you suggest a dinner recipe?") == "Try a lentil soup."
+    # each half of "My name is … and I work as …" answers its own question
+    assert say("What's my name?") == "You told me earlier today that your name is Dana."
+    assert say("Where do I work?") == \
+        "You told me earlier today that you work as a nurse in Bristol."
+    known = say("What do you know about me?")
+    assert known.startswith("Here is what you've told me: ")
+    for told in ("your name is Dana", "you work as a nurse in Bristol",
+                 "you have a dog called Pepper"):
+        assert told in known
+    assert "?" not in known and "tired" not in known  # neither questions nor feelings said back
+    result = engine.chat("u1", "Thanks, bye!", model=model, maintain=False)
+    assert result["answer"] == "Bye, Dana! Talk soon." and result["source"] == "courtesy"
+    assert len(model.calls) == 1  # only the request reached the small model
 
 
 def test_small_talk_is_the_small_models_and_it_sees_no_memory(make_engine):
@@ -256,16 +290,16 @@ def test_a_question_about_the_user_finds_its_fact_by_meaning(make_engine):
         result = engine.chat("u1", question, model=model, maintain=False)
         assert fact in result["answer"] and result["source"] == "memory", question
     assert model.calls == []
-    # a greeting is not a question on memory: the model answers it
-    result = engine.chat("u1", "Hello, how are you?", model=small_model(
-        ["Hello! I am fine, thank you."]), maintain=False)
-    assert result["answer"] == "Hello! I am fine, thank you."
+    # a greeting is not a question on memory: it is answered in kind
+    result = engine.chat("u1", "Hello, how are you?", model=model, maintain=False)
+    assert result["answer"] == "Hello! I'm well, thank you. What's on your mind?"
+    assert result["source"] == "courtesy" and model.calls == []
 
 
 @pytest.mark.real_model  # the attribute ("where I live") is read by meaning (MiniLM)
 def test_a_new_value_said_minutes_ago_answers_now_and_the_old_one_before(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
-    model = small_model(["Paris is lovely.", "Grey days.", "Green tea is nice.", "Exciting!"])
+    model = small_model(["Grey days."])
     for said in ("I live in Paris.", "The weather is grey today.", "I like green tea.",
                  "I moved to Berlin last month."):
         engine.chat("u1", said, model=model, maintain=False)
@@ -275,13 +309,13 @@ def test_a_new_value_said_minutes_ago_answers_now_and_the_old_one_before(make_en
         assert answer == "You told me earlier today that you moved to Berlin last month."
     answer = engine.chat("u1", "Where did I live before?", model=model, maintain=False)
     assert answer["answer"] == "You told me earlier today that you live in Paris."
-    assert len(model.calls) == 4
+    assert len(model.calls) == 1  # the weather; the facts told were said back
 
 
 @pytest.mark.real_model  # retrieval by meaning decides which pages the trace holds
 def test_an_advice_question_is_the_models_even_where_memory_holds_its_words(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
-    model = small_model(["Ukuleles are fun!", "Try a warm bath and some music."])
+    model = small_model(["Try a warm bath and some music."])
     engine.chat("u1", "I'm learning to play the ukulele.", model=model, maintain=False)
     _chat_with_facts(engine, ["I work long shifts as a paramedic."],
                      reply="Music is a great way to relax after a long day.")
@@ -317,7 +351,7 @@ def test_a_capable_model_gets_the_chat_layout_and_streams(make_engine):
 
 
 def test_the_plain_reply_answers_in_kind_with_the_message():
-    plain = answer_guard.plain_reply
+    plain = courtesy.plain_reply
     assert plain("chat", "Hi! My name is Priya.") == "Nice to meet you, Priya! What's on your mind?"
     assert plain("chat", "Good morning!") == "Hello! What would you like to talk about?"
     assert plain("chat", "Thanks, that's kind of you.") == "You're welcome!"

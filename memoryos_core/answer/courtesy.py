@@ -1,0 +1,174 @@
+"""Replies the small model gets wrong that need no model: greetings, thanks, goodbyes, and a
+user telling something about themselves.
+
+Read in the browser as a new user (SmolLM2-135M, loaded 2-core machine): "Hi!" got "I'm so
+glad you're enjoying the new adventure!", "Thanks!" got "I'm so sorry to hear about your
+family.", and "My name is Dana and I work as a nurse in Bristol." got "I'm Dana, a
+compassionate, non-medical nurse…": the model takes the user's life as its own. These turns
+are answered in kind, with what the user said given back so they see it was understood; the
+model still answers feelings, opinions, requests and everything else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from ..text import sentences, words
+
+PLAIN_REPLY = {"chat": "I see. Tell me more?",
+               "general": "I'm not sure about that. A bigger model (Settings) would answer"
+                          " it better."}
+GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|"
+                      r"greetings)\b[\s,!.]*(?:there|all|everyone|again|friend)?[\s,!.]*",
+                      re.IGNORECASE)
+THANKS = re.compile(r"\b(?:thanks|thank you|thank u|thx|cheers|much appreciated)\b",
+                    re.IGNORECASE)
+_GOODBYE = re.compile(r"^\s*(?:(?:ok(?:ay)?|well|thanks?|thank you)[\s,!.]*)*(?:bye|goodbye|"
+                      r"good night|night night|see (?:you|ya)|talk (?:to you )?(?:later|soon)|"
+                      r"gotta go|got to go|i have to go|i'm off)\b", re.IGNORECASE)
+_HOW_ARE_YOU = re.compile(r"^\s*how(?:'s| is| are) (?:you|it going|things)\b[^.!?]*[?!.]*\s*$",
+                          re.IGNORECASE)
+NAME_GIVEN = re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"
+                        r"|\b(?:I'm|I am|(?i:call me)) ([A-Z][\w'-]+)\s*[.!]?$")
+# the user's own name only: "a dog called Pepper" names the dog
+_NAME_STATED = re.compile(r"\b(?i:my name is|my name's|call me|i'm called|i am called) "
+                          r"([A-Z][\w'-]+)")
+# a sentence that tells a fact of the user's life opens with them as its subject
+_FIRST_PERSON_OPENING = re.compile(r"^(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b",
+                                   re.IGNORECASE)
+# ... and is not a wish, a request, a feeling or an opinion: those are the model's to answer
+_NOT_A_FACT = re.compile(
+    r"^(?:i|we)(?:'m|'d| am| would| was| were| are)?\s+(?:\w+ly\s+)?(?:want|need|wish|"
+    r"wonder|wondering|think|thought|feel|feeling|felt|hope|hoping|believe|guess|like to know|"
+    r"love to|looking for|trying|try|can't|cannot|don't know|not sure|have a question|have "
+    r"no idea|ask|asking|mean|meant|agree|disagree|bet|suppose)\b"
+    r"|^i(?:'m| am)\s+(?:so |really |very |a bit |kind of |pretty |quite )?(?:tired|sad|happy|"
+    r"bored|stressed|anxious|lonely|excited|angry|upset|worried|sick|exhausted|depressed|"
+    r"nervous|frustrated|scared|afraid|sorry|glad|fine|good|great|okay|ok|well|confused|"
+    r"lost|hungry)\b", re.IGNORECASE)
+# a clause on the talk itself ("I liked our chat", "I loved it") is a remark to answer in kind
+_ON_THE_TALK = re.compile(r"\b(?:our|this|that|the) (?:chat|conversation|talk|answer|reply)\b"
+                          r"|\b(?:it|that|this)\s*$", re.IGNORECASE)
+_FEELING = re.compile(
+    r"^i(?:'m| am| feel| have been| 've been| was)\s+(?:feeling\s+)?(?:so |really |very |a bit |"
+    r"a little |kind of |pretty |quite |super |totally )?(?:(?P<low>tired|sad|bored|stressed|"
+    r"anxious|lonely|angry|upset|worried|sick|ill|exhausted|depressed|nervous|frustrated|"
+    r"scared|afraid|down|overwhelmed|miserable|unwell|homesick|burnt out|burned out)|"
+    r"(?P<high>happy|excited|glad|great|thrilled|proud|relieved|grateful|delighted))\b",
+    re.IGNORECASE)
+MAX_FEELING_WORDS = 20
+MAX_TOLD_WORDS = 40  # a longer message is more than a fact told in passing: the model's
+_CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;)\s+(?=(?:i|i'm|i've|my|we|our)\b)",
+                     re.IGNORECASE)
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence's clauses that have the user as their own subject ("My name is Dana and I
+    work as a nurse" -> both halves); the sentence itself when it has one."""
+    parts = [p.strip(" ,;") for p in _CLAUSE.split(sentence)]
+    return [p for p in parts if p] if len(parts) > 1 else [sentence]
+
+
+def plain_reply(kind: str, question: str) -> str:
+    """Our reply when the model's failed: in kind with the message (a greeting is greeted, a
+    thank-you welcomed, a name given answered by name), else a plain prompt to go on."""
+    if kind == "general":
+        return PLAIN_REPLY["general"]
+    named = NAME_GIVEN.search(question)
+    if named:
+        return f"Nice to meet you, {named.group(1) or named.group(2)}! What's on your mind?"
+    if GREETING.match(question):
+        return "Hello! What would you like to talk about?"
+    if THANKS.search(question):
+        return "You're welcome!"
+    return PLAIN_REPLY["chat"]
+
+
+def known_name(texts: Iterable[str]) -> str | None:
+    """The user's name as they gave it ("My name is Dana", "call me Sam"), newest first."""
+    for text in texts:
+        found = _NAME_STATED.search(text) or NAME_GIVEN.search(text)
+        if found:
+            return next(g for g in found.groups() if g)
+    return None
+
+
+def tells_a_fact(clause: str) -> bool:
+    """A clause with the user as its subject telling something of their life ("I work as a
+    nurse"), not a wish, a request, a feeling or a remark on the talk."""
+    clause = clause.strip().rstrip(".!")
+    return bool(_FIRST_PERSON_OPENING.match(clause)) and not _NOT_A_FACT.match(clause) \
+        and not _ON_THE_TALK.search(clause)
+
+
+def _told(message: str, reflect: Callable[[str], str | None]) -> tuple[str | None, list[str]]:
+    """(the name given, the other facts said back) when every sentence of the message tells
+    something of the user's life; (None, []) otherwise."""
+    rest = GREETING.sub("", message, count=1).strip() or message
+    said = sentences(rest)
+    if not said or "?" in rest or len(words(rest)) > MAX_TOLD_WORDS:
+        return None, []
+    name, facts = None, []
+    for sentence in said:
+        for clause in clauses(sentence):
+            clause = clause.strip().rstrip(".!")
+            given = NAME_GIVEN.fullmatch(clause + ".") or re.fullmatch(
+                r"(?i:my name is|call me|i'm|i am) ([A-Z][\w'-]+)", clause)
+            if given:
+                name = next(g for g in given.groups() if g)
+                continue
+            reflected = reflect(clause) if tells_a_fact(clause) else None
+            if reflected is None:
+                return None, []
+            facts.append(reflected[0].lower() + reflected[1:])
+    return name, facts
+
+
+def _feeling(text: str, reflect: Callable[[str], str | None]) -> str | None:
+    """A feeling told in one sentence ("I'm feeling a bit stressed about work") met in kind:
+    the model said it back as "The answer is: You're feeling…"."""
+    said = sentences(text)
+    felt = _FEELING.match(text.strip())
+    if felt is None or len(said) != 1 or "?" in text or len(words(text)) > MAX_FEELING_WORDS:
+        return None
+    back = reflect(text.strip().rstrip(".!"))
+    if back is None:
+        return None
+    if felt.group("low"):
+        return f"I'm sorry {back}. Do you want to talk about it?"
+    return f"Glad to hear {back}!"
+
+
+def reply(message: str, recent_user_texts: list[str],
+          reflect: Callable[[str], str | None]) -> str | None:
+    """The reply to a greeting, a thank-you, a goodbye or a fact told about oneself, or None
+    when the message is anything else (the model's)."""
+    text = message.strip()
+    name = known_name(reversed(recent_user_texts))
+    to_name = f", {name}" if name else ""
+    felt = _feeling(text, reflect)
+    if felt is not None:
+        return felt
+    given, facts = _told(text, reflect)
+    if given or facts:
+        opening = f"Nice to meet you, {given}!" if given else "Got it:"
+        if not facts:
+            return f"{opening} What's on your mind?"
+        body = "; ".join(facts)
+        return f"{opening} {'Got it: ' if given else ''}{body}."
+    count = len(words(text))
+    if _GOODBYE.match(text) and count <= 8:
+        return f"Bye{to_name}! Talk soon."
+    if THANKS.search(text) and count <= 8 and "?" not in text:
+        return "You're welcome!"
+    greeted = GREETING.match(text)
+    if greeted:
+        rest = text[greeted.end():].strip()
+        if not rest:
+            return f"Hello{to_name}! What would you like to talk about?"
+        if _HOW_ARE_YOU.match(rest):
+            return f"Hello{to_name}! I'm well, thank you. What's on your mind?"
+    elif _HOW_ARE_YOU.match(text):
+        return "I'm well, thank you. What's on your mind?"
+    return None
