@@ -75,7 +75,7 @@ def cmd_import(rt: Runtime) -> int:
 
 def cmd_export(rt: Runtime) -> int:
     doc = rt.engine().export(rt.user)
-    text = json.dumps(doc, ensure_ascii=False, default=cli_output._json_default)
+    text = json.dumps(doc, ensure_ascii=False)  # the engine's export is JSON-ready
     if rt.args.output and rt.args.output != "-":
         Path(rt.args.output).write_text(text + "\n", encoding="utf-8")
         note(f"exported {len(doc['exchanges'])} exchanges, {len(doc['segments'])} segments and"

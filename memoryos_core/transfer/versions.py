@@ -97,20 +97,26 @@ def _unb64(text: str) -> np.ndarray:
 
 
 def export_document(ctx: Context, user_id: str) -> ExportDocument:
-    """The user's whole memory (rows, vectors, traces, chain state) as one JSON document."""
+    """The user's whole memory (rows, vectors, traces, chain state) as one JSON document,
+    built whole: JSON-ready as it leaves the engine (vectors as base64 text, a trace as the
+    text it was stored as)."""
     memory = rows.memory_rows(ctx.store, user_id)
-    for kind, part in (("page", "exchanges"), ("segment", "segments"), ("fact", "facts")):
-        vecs = ctx.store.get_vectors(kind, [r["id"] for r in memory[part]])
-        for row in memory[part]:
-            row["vector"] = _b64(vecs.get(row["id"]))
+    with_vectors = {part: _with_vectors(ctx, kind, memory[part]) for kind, part in
+                    (("page", "exchanges"), ("segment", "segments"), ("fact", "facts"))}
     return {
         "format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": time.time(),
         "user_id": user_id, "embedder": ctx.embedder.name,
-        "exchanges": memory["exchanges"], "segments": memory["segments"],
-        "facts": memory["facts"], "profile": memory["profile"],
+        "exchanges": with_vectors["exchanges"], "segments": with_vectors["segments"],
+        "facts": with_vectors["facts"], "profile": memory["profile"],
         "user_state": memory["user_state"] or {"overview": "", "last_page_id": None},
         "traces": memory["traces"], "notes": memory["notes"],
     }
+
+
+def _with_vectors(ctx: Context, kind: str, part: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of one part, each with its vector (base64 text; None for a missing one)."""
+    vecs = ctx.store.get_vectors(kind, [r["id"] for r in part])
+    return [{**row, "vector": _b64(vecs.get(row["id"]))} for row in part]
 
 
 def working_document(ctx: Context, user_id: str) -> dict[str, Any]:

@@ -94,3 +94,13 @@ def test_flat_strategy_is_its_own_function(engine):
     assert flat.facts == {"user": [], "assistant": []}
     assert [p["id"] for p in flat.pages] == [p["id"] for p in same.pages]
     assert all("keyword_rank" not in p and "continues" not in p for p in flat.pages)
+
+
+def test_the_export_is_json_ready_as_it_leaves_the_engine(engine, chat_model):
+    _fill(engine, 12)
+    chat_model.enqueue("Fish, mostly.")
+    engine.chat("u1", "What does my cat like?", maintain=False)
+    doc = engine.export("u1")
+    assert json.loads(json.dumps(doc)) == doc  # no converter needed by a host
+    assert all(isinstance(row["vector"], str) for row in doc["exchanges"])
+    assert isinstance(doc["traces"][0]["trace"], str)  # the stored text, as it was stored
