@@ -386,3 +386,21 @@ class MemoryEngine(UserControl, Conversations):
 
         with self._user_lock(check_user(user_id)):
             return reference_import.run(self.ctx, user_id, files, ref_user, assistant, progress)
+
+    # -- uploads a host keeps between a preview and its run ---------------------------------
+
+    def keep_upload(self, user_id: str, token: str, kind: str, data: bytes, keep: int,
+                    max_age: float) -> None:
+        """Keep an upload under a token: the user's newest `keep` of a kind stay, and every
+        upload older than `max_age` seconds goes."""
+        from .storage import jobs_rows
+
+        jobs_rows.sweep_uploads(self.store, time.time() - max_age)
+        jobs_rows.put_upload(self.store, token, check_user(user_id), kind, data, keep)
+
+    def kept_upload(self, user_id: str, token: str, kind: str, take: bool = False) -> bytes | None:
+        """A kept upload of the user, or None; `take` claims it exactly once."""
+        from .storage import jobs_rows
+
+        read = jobs_rows.take_upload if take else jobs_rows.get_upload
+        return read(self.store, token, check_user(user_id), kind)

@@ -35,7 +35,8 @@ def _source_words() -> set[str]:
 
 def _exists(path: str) -> bool:
     """A path from the repository root, the package, or the templates folder."""
-    return any((base / path).exists() for base in (ROOT, ROOT / "memoryos_core", ROOT / "webapp" / "templates"))
+    bases = (ROOT, ROOT / "memoryos_core", ROOT / "webapp" / "templates")
+    return any((base / path).exists() for base in bases)
 
 
 def test_every_path_the_page_names_exists():

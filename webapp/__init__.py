@@ -8,23 +8,34 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
-from flask_login import LoginManager
-from flask_wtf.csrf import CSRFProtect
 
 from memoryos_core import EngineConfig, MemoryEngine
+from memoryos_core.llm.resolver import ModelResolver
+from memoryos_core.runtime import JobWorkers
 from memoryos_core.storage import database_url
 from memoryos_core.storage.sqlite import private_dir
 
 from . import config as cfg
-from . import keybox
+from . import errors, keybox, metrics, rendering, security, warmup
+from .account import settings as account_settings
+from .account import views as account
+from .auth import views as auth
+from .chat import turns
+from .chat import views as chat
+from .extensions import ENGINE, MAINTAINER, MODEL_CACHE, USERS, csrf, login_manager
+from .imports import dialogue, reference
+from .introspection import views as introspection
+from .jobs import views as jobs
+from .lab import views as lab
 from .maintenance import Maintainer
-from .users import UserStore
+from .mcp import views as mcp
+from .memory import analysis, profile, versions
+from .memory import views as memory
+from .models import engine_user_model, operator_chat_model
+from .storage.users import UserStore
 
-csrf = CSRFProtect()
-login_manager = LoginManager()
-login_manager.login_view = "auth.login"
-login_manager.login_message = "Please log in to continue."
-login_manager.login_message_category = "info"
+BLUEPRINTS = (auth, chat, dialogue, analysis, jobs, memory, profile, versions, account_settings,
+              introspection, reference, account, lab)
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
@@ -54,65 +65,44 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     engine_config = EngineConfig.from_env(base=EngineConfig())
     engine_config = engine_config.replace(**dict(app.config["ENGINE_SETTINGS"]))
-    from memoryos_core.llm.resolver import ModelResolver
-
-    from .models import engine_user_model, operator_chat_model
-
     # the one place that decides each user's model: their endpoint, else the operator's
     models = ModelResolver(operator_chat_model(app.config),
                            per_user=lambda engine_user: engine_user_model(app, engine_user))
-    app.extensions["memoryos"] = MemoryEngine(
+    engine = app.extensions[ENGINE] = MemoryEngine(
         data_dir / "memory", models=models,
         embedder=app.config["EMBEDDER"], config=engine_config, database_url=url)
-    app.extensions["memplay_maintainer"] = Maintainer(
-        app, app.extensions["memoryos"], inline=app.config["MAINTENANCE"] == "inline")
-    app.extensions["memplay_users"] = users
-    app.extensions["memplay_model_cache"] = {}
+    # a job whose worker has been silent this long is taken over by another worker
+    engine.jobs.stale_seconds = float(app.config.get("JOB_TAKEOVER_SECONDS", 30))
+    app.extensions[MAINTAINER] = Maintainer(app, engine,
+                                            inline=app.config["MAINTENANCE"] == "inline")
+    app.extensions[USERS] = users
+    app.extensions[MODEL_CACHE] = {}
 
     csrf.init_app(app)
     login_manager.init_app(app)
-
-    from . import (
-        analysis,
-        auth,
-        chat,
-        errors,
-        imports,
-        introspection,
-        jobs,
-        memory,
-        metrics,
-        profile,
-        rendering,
-        security,
-        settings,
-        versions,
-    )
-
     rendering.init_app(app)
     errors.init_app(app)
     metrics.init_app(app)  # /-/metrics, and every request timed by its route
     security.init_app(app)
-    for module in (auth, chat, imports, analysis, jobs, memory, profile, versions, settings,
-                   introspection):
+    turns.init_app(app)  # the bounded pool that makes streamed answers
+    for module in BLUEPRINTS:
         app.register_blueprint(module.bp)
-    from . import account, lab, mcp, reference_imports
-
     mcp.init_app(app)  # /mcp (bearer tokens) and the token pages
-    app.register_blueprint(reference_imports.bp)
-    app.register_blueprint(account.bp)  # delete my account (issue 21)
-    app.register_blueprint(lab.bp)  # the evaluation lab (issue 35)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from . import warmup
-
-    warmup.start(app)  # the embedded model loads now, not on the first answer
+    for kind in (dialogue, reference, analysis, lab):  # the stored jobs each part runs
+        kind.register_jobs(app)
+    _start_background(app)
     if url:  # the starting thread serves no requests: give its database connection back
-        app.extensions["memoryos"].store.close()
+        engine.store.close()
     return app
 
 
-@login_manager.user_loader
-def _load_user(user_id: str) -> Any:
-    from flask import current_app
-
-    return current_app.extensions["memplay_users"].from_session(user_id)
+def _start_background(app: Flask) -> None:
+    """Every app process runs stored jobs (imports, analysis, maintenance, lab runs) in its own
+    worker threads, and loads the embedded model now, not on the first answer."""
+    workers = app.extensions["memplay_workers"] = JobWorkers(app.extensions[ENGINE].jobs)
+    count = int(app.config.get("JOB_WORKERS", 2))
+    if count > 0:
+        workers.start(count)
+    lab.start_workers(app)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    warmup.start(app)

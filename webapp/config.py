@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memoryos_core.storage import BaseStore, accounts
+from memoryos_core.storage import BaseStore
 from memoryos_core.storage.sqlite import private_dir
+
+from .storage import accounts
 
 DEV_SECRET_KEY = "dev-only-not-secret"  # refused by ProductionConfig
 ENV_PREFIX = "MEMPLAY_"
@@ -52,6 +54,7 @@ class BaseConfig:
     ALLOW_PRIVATE_ENDPOINTS = False  # per-user base URLs on loopback/private networks
     UPLOAD_TTL_SECONDS = 3600  # an import preview's upload is kept this long at most
     STREAM_TIMEOUT_SECONDS = 600  # a streamed answer with no token for this long ends
+    STREAM_WORKERS = 16  # answers streamed at once per process; more wait for a free thread
     METRICS_TOKEN: str | None = None  # /-/metrics answers 404 until one is set (bearer token)
     OPERATORS: Any = ()  # usernames that may see /-/versions (JSON list or "a,b"); else 404
 

@@ -1,6 +1,8 @@
-"""FlaskForms: every state change is a POST carrying a CSRF token."""
+"""FlaskForms: every state change is a POST carrying a CSRF token; `valid` checks one."""
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
@@ -23,6 +25,8 @@ from wtforms.validators import (
     ValidationError,
 )
 
+from memoryos_core import InvalidInput
+from memoryos_core.memory.persona import LEVELS
 from memoryos_core.transfer.importers import FORMATS
 
 
@@ -119,3 +123,50 @@ class SettingsForm(FlaskForm):
     api_key = PasswordField("API key (leave empty to keep the stored one)", validators=[
         Optional(), Length(max=500)])
     clear_key = BooleanField("Forget the stored API key")
+
+
+class SearchForm(FlaskForm):
+    class Meta:
+        csrf = False  # a GET form: reading only
+
+    q = StringField("Search your memory", validators=[DataRequired(), Length(max=500)])
+
+
+class ForgetForm(FlaskForm):
+    everywhere = BooleanField("Also remove it from every saved version and leave no trace of"
+                              " it on disk (this cannot be undone)")
+    understood = BooleanField("I understand that this cannot be undone")
+
+
+class FactForm(FlaskForm):
+    text = StringField("Fact", validators=[DataRequired(), Length(max=500)])
+
+
+class ProfileForm(FlaskForm):
+    dimension = StringField("Dimension", validators=[DataRequired(), Length(max=200)])
+    level = SelectField("Level", choices=list(LEVELS))
+    reason = StringField("Reason", validators=[Optional(), Length(max=500)])
+
+
+class DimensionForm(FlaskForm):
+    dimension = StringField("Dimension", validators=[DataRequired(), Length(max=200)])
+
+
+class DeleteAccountForm(FlaskForm):
+    password = PasswordField("Your password", validators=[DataRequired(), Length(max=200)])
+
+
+def form_error(form: FlaskForm, named: bool = True, empty: str = "invalid form") -> str:
+    """The form's errors as one sentence (each after its field's name when `named`)."""
+    return "; ".join(f"{name}: {e}" if named else e for name, errs in form.errors.items()
+                     for e in errs) or empty
+
+
+F = TypeVar("F", bound=FlaskForm)
+
+
+def valid(form: F, message: str | None = None, named: bool = True) -> F:
+    """The posted form when it validates, else InvalidInput (`message`, or the form's errors)."""
+    if not form.validate_on_submit():
+        raise InvalidInput(message or form_error(form, named))
+    return form

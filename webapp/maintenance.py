@@ -38,7 +38,3 @@ class Maintainer:
         self.engine.jobs.submit(user_id, KIND, coalesce=True)
         return None
 
-
-def maintainer(app: Any) -> Maintainer:
-    """The app's maintainer."""
-    return app.extensions["memplay_maintainer"]  # type: ignore[no-any-return]

@@ -11,6 +11,7 @@ from flask import current_app
 from memoryos_core.llm import ChatModel, OpenAIChatModel
 from memoryos_core.llm.guard import is_public
 
+from .extensions import ENGINE, model_cache, users
 from .security import check_endpoint_url
 
 EMBEDDED_NAME = "embedded local model (SmolLM2-135M-Instruct)"
@@ -32,7 +33,7 @@ def operator_chat_model(config: Mapping[str, Any]) -> ChatModel | None:
 
 def default_model_info() -> dict[str, Any]:
     """What the default model is, without loading it."""
-    engine = current_app.extensions["memoryos"]
+    engine = current_app.extensions[ENGINE]
     model = engine.configured_chat_model  # reading it never loads the embedded model
     cfg = current_app.config
     if model is None:
@@ -60,13 +61,13 @@ def engine_user_model(app: Any, engine_user: str) -> ChatModel | None:
 
 def account_chat_model(app: Any, account_id: int) -> ChatModel | None:
     """An account's endpoint as a ChatModel (cached per endpoint), or None for the default."""
-    endpoint = app.extensions["memplay_users"].endpoint(account_id)
+    endpoint = users(app).endpoint(account_id)
     if not endpoint.configured:
         return None
     check_endpoint_url(endpoint.base_url, app.config["ALLOW_PRIVATE_ENDPOINTS"])
     digest = hashlib.sha256("\0".join(
         (endpoint.base_url, endpoint.model, endpoint.api_key)).encode()).hexdigest()
-    cache: dict[tuple[int, str], ChatModel] = app.extensions["memplay_model_cache"]
+    cache = model_cache(app)
     key = (account_id, digest)
     if key not in cache:
         for old in [k for k in cache if k[0] == account_id]:
@@ -81,7 +82,7 @@ def account_chat_model(app: Any, account_id: int) -> ChatModel | None:
 
 def model_label(user: Any) -> dict[str, Any]:
     """Name and origin of the model that answers this user."""
-    endpoint = current_app.extensions["memplay_users"].endpoint(user.id)
+    endpoint = users().endpoint(user.id)
     if endpoint.configured:
         return {"name": endpoint.model, "kind": "your endpoint", "base_url": endpoint.base_url}
     return default_model_info()

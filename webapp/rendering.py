@@ -1,4 +1,4 @@
-"""Shared view helpers: safe Markdown, HTML-or-JSON twins, time formatting, the engine handle."""
+"""Shared view helpers: safe Markdown, HTML-or-JSON twins, htmx fragments, time formatting."""
 
 from __future__ import annotations
 
@@ -6,13 +6,10 @@ import datetime as dt
 from typing import Any
 
 import nh3
-from flask import Flask, current_app, jsonify, render_template, request
-from flask_login import current_user
+from flask import Flask, jsonify, render_template, request
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 from wtforms.form import BaseForm
-
-from memoryos_core import MemoryEngine
 
 _md = MarkdownIt("commonmark", {"html": False})
 
@@ -43,16 +40,6 @@ def duration(seconds: float) -> str:
     return f"{seconds} seconds"
 
 
-def engine() -> MemoryEngine:
-    """The app's one memory engine."""
-    return current_app.extensions["memoryos"]  # type: ignore[no-any-return]
-
-
-def uid() -> str:
-    """The engine user id of the logged-in account."""
-    return str(current_user.engine_id)
-
-
 def is_htmx() -> bool:
     return request.headers.get("HX-Request") == "true"
 
@@ -72,6 +59,13 @@ def page(template: str, **data: Any) -> Any:
         return jsonify({"ok": True, **{k: v for k, v in data.items()
                                         if not k.startswith("_") and not isinstance(v, BaseForm)}})
     return render_template(template, **data)
+
+
+def fragment_or_page(fragment: str, template: str, **data: Any) -> Any:
+    """An htmx request's fragment, else the page (or its .json twin)."""
+    if is_htmx() and not wants_json():
+        return render_template(fragment, **data)
+    return page(template, **data)
 
 
 def heat_bars(segments: list[dict[str, Any]], threshold: float, width: int = 560) -> dict[str, Any]:

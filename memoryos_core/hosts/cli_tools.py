@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 from ..errors import InvalidInput
-from ..storage.accounts import ACCOUNTS_DB_NAME
 from . import cli_output
 from .cli_runtime import Runtime, note, out
 
@@ -82,8 +81,9 @@ def cmd_mcp(rt: Runtime) -> int:
 
 
 def web_data_folder(path: Path) -> Path:
-    """The web app's data folder: the one given, or its data/ when given the instance folder."""
-    if not (path / ACCOUNTS_DB_NAME).exists() and (path / "data").is_dir():
+    """The web app's data folder: the one given, or its data/ when given the instance folder
+    (one that holds no database of its own)."""
+    if not any(path.glob("*.sqlite3")) and (path / "data").is_dir():
         return path / "data"
     return path
 

@@ -23,18 +23,18 @@ def test_register_accepts_a_few_unrelated_words(client):
 
 
 def test_login_checks_a_hash_for_unknown_names_too(client, auth, monkeypatch):
-    import webapp.users
+    import webapp.storage.users
 
     auth.register()
     auth.logout()
     checked: list[str] = []
-    real = webapp.users.check_password_hash
+    real = webapp.storage.users.check_password_hash
 
     def spy(pwhash: str, password: str) -> bool:
         checked.append(pwhash.split("$", 1)[0])
         return real(pwhash, password)
 
-    monkeypatch.setattr(webapp.users, "check_password_hash", spy)
+    monkeypatch.setattr(webapp.storage.users, "check_password_hash", spy)
     assert auth.login(password="wrong horse").status_code == 401
     assert auth.login(username="nobody-here", password="wrong horse").status_code == 401
     # both paths hashed the password with the same method (so with the same cost)

@@ -7,7 +7,8 @@ import threading
 import time
 
 from memoryos_core.testing import ScriptedChatModel
-from webapp import chat_turns, warmup
+from webapp import warmup
+from webapp.chat import turns as chat_turns
 
 from .conftest import chat
 

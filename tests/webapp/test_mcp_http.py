@@ -14,8 +14,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from werkzeug.serving import make_server
 
-from memoryos_core.storage import accounts
 from webapp import create_app
+from webapp.storage import accounts
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import html
 import re
 import time
 
-from webapp import memory_notes
+from webapp.chat import notes as memory_notes
 
 from .conftest import ENGINE, chat
 

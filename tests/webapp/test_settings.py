@@ -24,7 +24,7 @@ def test_settings_key_never_appears_in_any_response(app, client, user, chat_mode
     assert client.get("/settings.json").json["endpoint"] == {
         "base_url": "http://127.0.0.1:9/v1", "model": "tiny", "key_set": True, "configured": True}
     with app.test_request_context():
-        from webapp.users import User
+        from webapp.storage.users import User
 
         model = user_chat_model(User(1, "alice", 0))
         assert isinstance(model, OpenAIChatModel) and model.name == "tiny"

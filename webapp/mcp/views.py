@@ -16,26 +16,24 @@ from flask import (
     Response,
     abort,
     current_app,
-    flash,
     make_response,
-    redirect,
     render_template,
     request,
-    url_for,
 )
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from wtforms import StringField
 from wtforms.validators import DataRequired, Length
 
-from memoryos_core import InvalidInput
 from memoryos_core.hosts.mcp_server import build_server, jsonrpc_error, serve_http
 from memoryos_core.llm import ChatModel
 
-from .maintenance import maintainer
-from .models import user_chat_model
-from .rendering import page, wants_json
-from .tokens import TokenStore
+from ..actions import done, twin
+from ..extensions import csrf, maintainer, tokens, users
+from ..forms import valid
+from ..models import user_chat_model
+from ..rendering import page, wants_json
+from ..storage.tokens import TokenStore
 
 bp = Blueprint("mcp", __name__)
 _MODEL: contextvars.ContextVar[ChatModel | None] = contextvars.ContextVar("mcp_model",
@@ -45,10 +43,6 @@ HOP_HEADERS = {"content-length", "transfer-encoding", "connection"}
 
 class TokenForm(FlaskForm):
     name = StringField("Token name", validators=[DataRequired(), Length(max=100)])
-
-
-def tokens() -> TokenStore:
-    return current_app.extensions["memplay_tokens"]  # type: ignore[no-any-return]
 
 
 def _server() -> Any:
@@ -76,7 +70,7 @@ def endpoint() -> Response:
         return _refuse(401, "MCP needs an access token: send 'Authorization: Bearer <token>'"
                             " (create one on /settings)")
     account = tokens().user_for(token.strip())
-    user = current_app.extensions["memplay_users"].get(account) if account else None
+    user = users().get(account) if account else None
     if user is None:
         return _refuse(401, "this access token is unknown or was revoked")
     headers = [(k, v) for k, v in request.headers.items() if k.lower() != "cookie"]
@@ -98,48 +92,31 @@ def list_tokens() -> Any:
     return page("settings.html", tokens=[t.public() for t in tokens().list(current_user.id)])
 
 
-@bp.post("/settings/tokens.json")
-@bp.post("/settings/tokens")
-@login_required
+@twin(bp, "/settings/tokens", methods=["POST"])
 def create_token() -> Any:
     """Create a named token and show it once (it is stored only as a hash)."""
-    form = TokenForm()
-    if not form.validate_on_submit():
-        raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs)
-                           or "invalid form")
+    form = valid(TokenForm(), named=False)
     token, info = tokens().create(current_user.id, form.name.data.strip())
-    mcp_url = request.host_url.rstrip("/") + "/mcp"
-    if wants_json():
-        response = make_response(page("mcp_token.html", token=token, info=info.public(),
-                                      url=mcp_url), 201)
-    else:
-        response = make_response(render_template("mcp_token.html", token=token,
-                                                 info=info.public(), url=mcp_url), 201)
+    data = {"token": token, "info": info.public(), "url": request.host_url.rstrip("/") + "/mcp"}
+    body = page("mcp_token.html", **data) if wants_json() else render_template(
+        "mcp_token.html", **data)
+    response = make_response(body, 201)
     response.headers["Cache-Control"] = "no-store"  # the token is shown this once
     return response
 
 
-@bp.post("/settings/tokens/<int:token_id>/revoke.json")
-@bp.post("/settings/tokens/<int:token_id>/revoke")
-@login_required
+@twin(bp, "/settings/tokens/<int:token_id>/revoke", methods=["POST"])
 def revoke_token(token_id: int) -> Any:
-    form = FlaskForm()
-    if not form.validate_on_submit():
-        raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs)
-                           or "invalid form")
+    valid(FlaskForm(), named=False)
     if not tokens().revoke(current_user.id, token_id):
         abort(404, "No such token, or it is already revoked.")
-    if wants_json():
-        return page("settings.html", revoked=token_id)
-    flash("Token revoked: clients using it are refused from now on.", "info")
-    return redirect(url_for("settings.index"))
+    return done("Token revoked: clients using it are refused from now on.", "settings.index",
+                revoked=token_id)
 
 
 def init_app(app: Flask) -> None:
     """Token store, the blueprint (CSRF-exempt /mcp: bearer auth, never cookies), template helpers."""
-    from . import csrf
-
-    app.extensions["memplay_tokens"] = TokenStore(app.extensions["memplay_users"].store)
+    app.extensions["memplay_tokens"] = TokenStore(users(app).store)
     csrf.exempt(endpoint)
     app.register_blueprint(bp)
 

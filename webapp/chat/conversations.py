@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, redirect, render_template, request, url_for
+from flask import redirect, render_template, request, url_for
 from flask_login import login_required
 
-from . import chat_items
-from .maintenance import maintainer
-from .rendering import engine, page, uid, wants_json
+from ..extensions import engine, maintainer, uid
+from ..rendering import page, wants_json
+from . import items as chat_items
 
 PAGE = 30
 
@@ -24,7 +24,7 @@ def new_chat() -> Any:
         return redirect(url_for("chat.index", mode=mode))
     moved = engine().new_conversation(uid())
     if moved:
-        maintainer(current_app).request(uid())  # file the new pages as a turn would
+        maintainer().request(uid())  # file the new pages as a turn would
     if wants_json():
         return {"ok": True, "moved_to_mid_term": moved}
     return redirect(url_for("chat.index"))

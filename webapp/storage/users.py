@@ -1,4 +1,4 @@
-"""Accounts: users, their chat-model endpoints, login failures and sessions (SQL in storage.accounts)."""
+"""Accounts: users, their chat-model endpoints, login failures and sessions (SQL in accounts)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from typing import Any
 from flask_login import UserMixin
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from memoryos_core.storage import accounts, erasure
-
-from .keybox import KeyBox, KeyUnreadable
+from ..keybox import KeyBox, KeyUnreadable
+from . import accounts
 
 SESSION_TOUCH_SECONDS = 60  # a session's last use is recorded at most this often
 
@@ -226,5 +225,5 @@ class UserStore:
         file so that none of it stays on disk (SQLite; PostgreSQL: see the README)."""
         with accounts.write(self.store, f"user:{user.id}") as conn:
             deleted = accounts.delete_account(conn, user.id, user.username)
-        scrub = erasure.scrub_accounts(self.store) if self.store.dialect == "sqlite" else None
-        return {"deleted": deleted, "files_scrubbed": bool(scrub and scrub["scrubbed"])}
+        scrubbed = accounts.scrub(self.store) if self.store.dialect == "sqlite" else None
+        return {"deleted": deleted, "files_scrubbed": bool(scrubbed)}

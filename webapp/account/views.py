@@ -4,34 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, flash, jsonify, redirect, url_for
-from flask_login import current_user, login_required, logout_user
+from flask import Blueprint, flash, jsonify, redirect, url_for
+from flask_login import current_user, logout_user
 
-from memoryos_core import InvalidInput
-
-from .control_forms import DeleteAccountForm, form_error
-from .errors import respond
-from .rendering import engine, uid, wants_json
+from ..actions import twin
+from ..errors import respond
+from ..extensions import engine, model_cache, uid, users
+from ..forms import DeleteAccountForm, valid
+from ..rendering import wants_json
 
 bp = Blueprint("account", __name__)
 
 
-@bp.post("/account/delete.json")
-@bp.post("/account/delete")
-@login_required
+@twin(bp, "/account/delete", methods=["POST"])
 def delete() -> Any:
     """With the right password: erase the memory, then the account; nothing on a wrong one."""
-    form = DeleteAccountForm()
-    if not form.validate_on_submit():
-        raise InvalidInput(form_error(form))
-    users = current_app.extensions["memplay_users"]
-    if users.authenticate(current_user.username, form.password.data or "") is None:
+    form = valid(DeleteAccountForm())
+    if users().authenticate(current_user.username, form.password.data or "") is None:
         return respond(403, "Wrong password: nothing was deleted. Go back to the settings"
                             " and type your password to delete your account.")
     user, engine_user = current_user._get_current_object(), uid()  # type: ignore[attr-defined]
     memory = engine().erase_user(engine_user)  # memory first: an account never outlives it
-    account = users.delete_account(user)
-    cache = current_app.extensions["memplay_model_cache"]
+    account = users().delete_account(user)
+    cache = model_cache()
     for key in [k for k in cache if k[0] == user.id]:
         del cache[key]
     logout_user()

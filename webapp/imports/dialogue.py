@@ -3,40 +3,25 @@
 from __future__ import annotations
 
 import base64
-import time
 import uuid
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, url_for
-from flask_login import current_user, login_required
+from flask import Blueprint, Flask
+from flask_login import current_user
 
 from memoryos_core import InvalidInput
-from memoryos_core.storage import jobs_rows
 
-from .forms import ImportForm, RunImportForm
-from .jobs import get as get_job
-from .jobs import latest
-from .models import user_chat_model
-from .rendering import engine, is_htmx, page, uid, wants_json
+from ..actions import job_started, twin
+from ..extensions import engine, uid
+from ..forms import ImportForm, RunImportForm, valid
+from ..job_status import get as get_job
+from ..job_status import latest
+from ..models import user_chat_model
+from ..rendering import fragment_or_page, page
+from . import uploads
 
 bp = Blueprint("imports", __name__)
-PREVIEWS_KEPT = 3  # previews (uploads awaiting "Import") kept per user
 UPLOAD_KIND = "dialogue"
-
-
-def _keep_upload(token: str, data: bytes) -> None:
-    """Keep a previewed upload in the store (any host may run it); old previews go."""
-    store = engine().store
-    jobs_rows.sweep_uploads(store, time.time() - float(current_app.config["UPLOAD_TTL_SECONDS"]))
-    jobs_rows.put_upload(store, token, uid(), UPLOAD_KIND, data, PREVIEWS_KEPT)
-
-
-def _claim_upload(token: str) -> bytes:
-    """Take a previewed upload exactly once, so a second run fails."""
-    data = jobs_rows.take_upload(engine().store, token, uid(), UPLOAD_KIND)
-    if data is None:
-        raise InvalidInput("This preview has expired or was already imported; upload again.")
-    return data
 
 
 def run_import_job(app: Any, user_id: str, payload: dict[str, Any], progress: Any,
@@ -50,17 +35,11 @@ def run_import_job(app: Any, user_id: str, payload: dict[str, Any], progress: An
     return dict(report)
 
 
-@bp.record_once
-def _register(state: Any) -> None:
-    app = state.app
+def register_jobs(app: Flask) -> None:
+    """Imports are stored jobs that any worker of any host runs."""
     app.extensions["memoryos"].jobs.register(
         "import", lambda user_id, payload, progress: run_import_job(app, user_id, payload,
                                                                     progress))
-
-
-def _form_error(form: Any) -> InvalidInput:
-    return InvalidInput("; ".join(f"{name}: {e}" for name, errs in form.errors.items()
-                                  for e in errs) or "invalid form")
 
 
 def _source(form: ImportForm) -> bytes:
@@ -80,58 +59,39 @@ def _options(form: Any) -> dict[str, Any]:
             "select": (form.select.data or "").strip() or None}
 
 
-@bp.get("/import.json")
-@bp.get("/import")
-@login_required
+@twin(bp, "/import")
 def index() -> Any:
     return page("import.html", form=ImportForm(), job=latest("import"),
                 _max_text_chars=engine().config.max_text_chars)
 
 
-@bp.post("/import/preview.json")
-@bp.post("/import/preview")
-@login_required
+@twin(bp, "/import/preview", methods=["POST"])
 def preview() -> Any:
     """Validate and describe the import; keep the source server-side under a random token."""
-    form = ImportForm()
-    if not form.validate_on_submit():
-        raise _form_error(form)
+    form = valid(ImportForm())
     source, options = _source(form), _options(form)
     result = engine().preview_import(uid(), source, **options)
     token = uuid.uuid4().hex
-    _keep_upload(token, source)
+    uploads.keep(token, UPLOAD_KIND, source)
     run_form = RunImportForm(formdata=None, token=token, format=options["fmt"],
                              speaker=options["speaker"] or "", select=options["select"] or "")
-    data = {"preview": result, "token": token, "run_form": run_form}
-    if is_htmx() and not wants_json():
-        return render_template("_import_preview.html", **data)
-    return page("import_preview.html", **data)
+    return fragment_or_page("_import_preview.html", "import_preview.html", preview=result,
+                            token=token, run_form=run_form)
 
 
-@bp.post("/import/run.json")
-@bp.post("/import/run")
-@login_required
+@twin(bp, "/import/run", methods=["POST"])
 def run() -> Any:
     """Start the import job from a preview token (or a direct upload/paste)."""
-    form = RunImportForm()
-    if form.token.data:
-        if not form.validate_on_submit():
-            raise _form_error(form)
-        source = _claim_upload(form.token.data)
+    run_form = RunImportForm()
+    if run_form.token.data:
+        source = uploads.kept(valid(run_form).token.data, UPLOAD_KIND, take=True)
+        options = _options(run_form)
     else:
-        form = ImportForm()
-        if not form.validate_on_submit():
-            raise _form_error(form)
-        source = _source(form)
-    options = _options(form)
+        form = valid(ImportForm())
+        source, options = _source(form), _options(form)
     user_id, eng = uid(), engine()
     user_chat_model(current_user)  # a disallowed endpoint fails here, before a job
     eng.preview_import(user_id, source, **options)  # malformed input fails here, before a job
     job_id = eng.jobs.submit(user_id, "import", {
         "source": base64.b64encode(source).decode("ascii"), "options": options})
-    job = get_job(job_id)
-    if wants_json():
-        return page("_job.html", job=job)
-    if is_htmx():
-        return render_template("_job.html", job=job)
-    return redirect(url_for("imports.index"))
+    return job_started(get_job(job_id), "imports.index")

@@ -9,10 +9,11 @@ from flask_login import current_user, login_required
 
 from memoryos_core import InvalidInput
 
-from .forms import SettingsForm
-from .models import default_model_info
-from .rendering import page, wants_json
-from .security import check_endpoint_url
+from ..extensions import users as accounts
+from ..forms import SettingsForm, form_error
+from ..models import default_model_info
+from ..rendering import page, wants_json
+from ..security import check_endpoint_url
 
 bp = Blueprint("settings", __name__)
 
@@ -30,7 +31,7 @@ def _refused(base_url: str) -> str | None:
 @bp.route("/settings", methods=["GET", "POST"])
 @login_required
 def index() -> Any:
-    users = current_app.extensions["memplay_users"]
+    users = accounts()
     endpoint = users.endpoint(current_user.id)
     form = SettingsForm(formdata=None, base_url=endpoint.base_url, model=endpoint.model)
     status = 200
@@ -54,7 +55,7 @@ def index() -> Any:
                       "Settings saved: you use the default model.", "info")
                 return redirect(url_for("settings.index"))
         if wants_json():
-            raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs))
+            raise InvalidInput(form_error(form, named=False, empty=""))
         status = 400
     form.api_key.data = ""  # never rendered back
     data = {"endpoint": endpoint.public(), "default_model": default_model_info()}

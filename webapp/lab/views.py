@@ -1,7 +1,7 @@
 """The evaluation lab (/lab): start a run, watch it, read its results, compare two runs.
 
 A run evaluates an uploaded LoCoMo / LongMemEval file, or a built-in sample, on a throwaway
-memory of its own (see lab_runs); the user's memory is never read or changed. Runs are the
+memory of its own (see runs); the user's memory is never read or changed. Runs are the
 user's stored jobs: listed, cancelled, deleted, gone with the account.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, Response, abort, redirect, render_template, request, url_for
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
@@ -24,13 +24,15 @@ from memoryos_core.evaluation.samples import SAMPLES, sample_bytes
 from memoryos_core.runtime import JobWorkers
 from memoryos_core.runtime.jobs import Jobs
 
-from . import lab_runs, lab_view
-from .control_forms import form_error
-from .forms import EmptyForm
-from .jobs import get as get_job
-from .jobs import job_view
-from .models import user_chat_model
-from .rendering import engine, is_htmx, page, uid, wants_json
+from ..actions import twin
+from ..extensions import engine, uid
+from ..forms import EmptyForm, valid
+from ..job_status import get as get_job
+from ..job_status import job_view
+from ..models import user_chat_model
+from ..rendering import is_htmx, page, wants_json
+from . import results as lab_view
+from . import runs as lab_runs
 
 bp = Blueprint("lab", __name__)
 RUNS_LISTED = 50
@@ -55,20 +57,23 @@ class LabForm(FlaskForm):
                           " score LoCoMo's official F1 (one model call per question and strategy)")
 
 
-@bp.record_once
-def _register(state: Any) -> None:
-    """Runs go to the app's job workers, or with LAB_WORKERS > 0 to the lab's own threads."""
+def register_jobs(app: Flask) -> None:
+    """Runs go to the app's job workers, or with LAB_WORKERS > 0 to the lab's own queue."""
     # threads of its own: imports and analysis never wait behind an evaluation
-    app = state.app
-    count = int(app.config.get("LAB_WORKERS") or 0)
     main = app.extensions["memoryos"].jobs
-    if count <= 0:
+    if int(app.config.get("LAB_WORKERS") or 0) <= 0:
         lab_runs.register(app, main)
         return
     own = Jobs(main.store, stale_seconds=main.stale_seconds)  # the same table, evals only
     lab_runs.register(app, own)
-    workers = app.extensions["memplay_lab_workers"] = JobWorkers(own)
-    workers.start(count)
+    app.extensions["memplay_lab_workers"] = JobWorkers(own)
+
+
+def start_workers(app: Flask) -> None:
+    """Start the lab's own worker threads, if it has its own queue."""
+    workers = app.extensions.get("memplay_lab_workers")
+    if workers is not None:
+        workers.start(int(app.config["LAB_WORKERS"]))
 
 
 def _run(job_id: str) -> dict[str, Any]:
@@ -96,21 +101,15 @@ def _runs() -> list[dict[str, Any]]:
     return out
 
 
-@bp.get("/lab.json")
-@bp.get("/lab")
-@login_required
+@twin(bp, "/lab")
 def index() -> Any:
     return page("lab.html", form=LabForm(formdata=None), runs=_runs(), empty=EmptyForm())
 
 
-@bp.post("/lab/run.json")
-@bp.post("/lab/run")
-@login_required
+@twin(bp, "/lab/run", methods=["POST"])
 def start() -> Any:
     """Check the file and settings (a bad one makes no run), then queue the run."""
-    form = LabForm()
-    if not form.validate_on_submit():
-        raise InvalidInput(form_error(form))
+    form = valid(LabForm())
     if form.sample.data:
         data, name = sample_bytes(form.sample.data), f"sample {form.sample.data}"
     else:
@@ -131,9 +130,7 @@ def start() -> Any:
     return redirect(url_for("lab.run", job_id=job_id))
 
 
-@bp.get("/lab/runs/<string(length=32):job_id>.json")
-@bp.get("/lab/runs/<string(length=32):job_id>")
-@login_required
+@twin(bp, "/lab/runs/<string(length=32):job_id>")
 def run(job_id: str) -> Any:
     job = _run(job_id)
     if wants_json():
@@ -159,9 +156,7 @@ def progress(job_id: str) -> Any:
     return render_template("_lab_progress.html", job=job)
 
 
-@bp.get("/lab/runs/<string(length=32):job_id>/questions/<int:n>.json")
-@bp.get("/lab/runs/<string(length=32):job_id>/questions/<int:n>")
-@login_required
+@twin(bp, "/lab/runs/<string(length=32):job_id>/questions/<int:n>")
 def question(job_id: str, n: int) -> Any:
     job = _run(job_id)
     if job["status"] != "done":
@@ -173,9 +168,7 @@ def question(job_id: str, n: int) -> Any:
                 q=view)
 
 
-@bp.get("/lab/runs/<string(length=32):job_id>/questions/<int:n>/trace.json")
-@bp.get("/lab/runs/<string(length=32):job_id>/questions/<int:n>/trace")
-@login_required
+@twin(bp, "/lab/runs/<string(length=32):job_id>/questions/<int:n>/trace")
 def trace(job_id: str, n: int) -> Any:
     """The product's retrieval trace for question `n`, in the form of a chat answer's."""
     job = _run(job_id)
@@ -205,12 +198,16 @@ def download(job_id: str, fmt: str) -> Any:
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
+def _own_run(job_id: str) -> None:
+    """A posted button on one of the user's runs (404 for anyone else's)."""
+    valid(EmptyForm(), "the form expired; reload the page")
+    _run(job_id)
+
+
 @bp.post("/lab/runs/<string(length=32):job_id>/cancel")
 @login_required
 def cancel(job_id: str) -> Any:
-    if not EmptyForm().validate_on_submit():
-        raise InvalidInput("the form expired; reload the page")
-    _run(job_id)
+    _own_run(job_id)
     engine().jobs.cancel(uid(), job_id)
     return redirect(url_for("lab.run", job_id=job_id))
 
@@ -218,16 +215,12 @@ def cancel(job_id: str) -> Any:
 @bp.post("/lab/runs/<string(length=32):job_id>/delete")
 @login_required
 def delete(job_id: str) -> Any:
-    if not EmptyForm().validate_on_submit():
-        raise InvalidInput("the form expired; reload the page")
-    _run(job_id)
+    _own_run(job_id)
     engine().jobs.delete(uid(), job_id)
     return redirect(url_for("lab.index"))
 
 
-@bp.get("/lab/compare.json")
-@bp.get("/lab/compare")
-@login_required
+@twin(bp, "/lab/compare")
 def compare() -> Any:
     """Run b against run a: per-category deltas and the questions that flipped."""
     a, b = (_run(request.args.get(k, "")) if len(request.args.get(k, "")) == 32 else abort(404)

@@ -1,30 +1,13 @@
-"""Stored background jobs as seen by the web: progress fragment (htmx polls it) and JSON."""
+"""Stored background jobs as the pages show them: display status, percent and time left."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from flask import Blueprint, current_app, render_template, request
-from flask_login import login_required
+from flask import current_app
 
-from memoryos_core.runtime import JobWorkers
-
-from .rendering import engine, is_htmx, page, uid
-
-bp = Blueprint("jobs", __name__)
-
-
-@bp.record_once
-def _start_workers(state: Any) -> None:
-    """Every app process runs stored jobs (imports, analysis) in its own worker threads."""
-    jobs = state.app.extensions["memoryos"].jobs
-    # a job whose worker has been silent this long is taken over by another worker
-    jobs.stale_seconds = float(state.app.config.get("JOB_TAKEOVER_SECONDS", 30))
-    workers = state.app.extensions["memplay_workers"] = JobWorkers(jobs)
-    count = int(state.app.config.get("JOB_WORKERS", 2))
-    if count > 0:
-        workers.start(count)
+from .extensions import engine, uid
 
 ACTIVE = ("queued", "running")
 
@@ -61,19 +44,3 @@ def latest(kind: str) -> dict[str, Any] | None:
 def get(job_id: str) -> dict[str, Any]:
     """One of the user's jobs (NotFound, hence 404, for anyone else's)."""
     return job_view(engine().jobs.get(uid(), job_id)) or {}
-
-
-@bp.get("/jobs/<string(length=32):job_id>.json")
-@bp.get("/jobs/<string(length=32):job_id>")
-@login_required
-def show(job_id: str) -> Any:
-    job = get(job_id)
-    if is_htmx():
-        # a job page's poll keeps that page's heading levels (?h=2)
-        html = render_template("_job.html", job=job,
-                               heading_level=2 if request.args.get("h") == "2" else 3)
-        if job.get("kind") == "analysis" and not job["active"]:  # the page's counts too
-            html += render_template("_analysis_pending.html", oob=True,
-                                    pending=engine().state(uid())["pending_work"])
-        return html
-    return page("job.html", job=job)

@@ -17,10 +17,10 @@ from flask import (
 )
 from flask_login import current_user, login_required, login_user, logout_user
 
-from . import login_manager
-from .forms import EmptyForm, LoginForm, RegisterForm
-from .rendering import wants_json
-from .users import UsernameTaken
+from ..extensions import login_manager, users
+from ..forms import EmptyForm, LoginForm, RegisterForm
+from ..rendering import wants_json
+from ..storage.users import UsernameTaken
 
 bp = Blueprint("auth", __name__)
 
@@ -53,20 +53,20 @@ def login() -> Any:
     form = LoginForm()
     status = 200
     if form.validate_on_submit():
-        users = current_app.extensions["memplay_users"]
+        accounts = users()
         key = _limit_key(form.username.data or "")
         window = current_app.config["LOGIN_WINDOW_SECONDS"]
-        if not users.reserve_attempt(key, window, current_app.config["LOGIN_MAX_FAILURES"]):
+        if not accounts.reserve_attempt(key, window, current_app.config["LOGIN_MAX_FAILURES"]):
             minutes = max(1, round(window / 60))
             message = (f"Too many failed logins for this account from your address."
                        f" Wait {minutes} minutes and try again.")
             if wants_json():
                 return jsonify({"ok": False, "error": message, "status": 429}), 429
             return render_template("login.html", form=form, error=message), 429
-        user = users.authenticate(form.username.data or "", form.password.data or "")
+        user = accounts.authenticate(form.username.data or "", form.password.data or "")
         if user is not None:
-            users.clear_failures(key)
-            login_user(users.start_session(user))
+            accounts.clear_failures(key)
+            login_user(accounts.start_session(user))
             return redirect(safe_next(request.args.get("next")))
         status = 401  # the reserved attempt stays recorded as a failure
         form.password.errors = ["Unknown username or wrong password."]
@@ -83,13 +83,13 @@ def register() -> Any:
     status = 200
     if form.validate_on_submit():
         try:
-            user = current_app.extensions["memplay_users"].create(
+            user = users().create(
                 form.username.data.strip(), form.password.data)
         except UsernameTaken:
             form.username.errors = ["This username is taken."]
             status = 409
         else:
-            login_user(current_app.extensions["memplay_users"].start_session(user))
+            login_user(users().start_session(user))
             flash("Welcome! Your memory starts empty.", "info")
             return redirect(url_for("chat.index"))
     elif request.method == "POST":
@@ -101,7 +101,7 @@ def register() -> Any:
 @login_required
 def logout() -> Any:
     if EmptyForm().validate_on_submit():
-        current_app.extensions["memplay_users"].end_session(current_user.session_id)
+        users().end_session(current_user.session_id)
         logout_user()
     return redirect(url_for("auth.login"))
 
@@ -117,7 +117,7 @@ def logout_everywhere() -> Any:
                             "status": 400}), 400
         flash("The form expired: reload the page and try again.", "error")
         return redirect(url_for("settings.index"))
-    ended = current_app.extensions["memplay_users"].end_all_sessions(current_user.id)
+    ended = users().end_all_sessions(current_user.id)
     logout_user()
     if wants_json():
         return jsonify({"ok": True, "sessions_ended": ended})

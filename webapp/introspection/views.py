@@ -12,8 +12,9 @@ from flask_login import current_user, login_required
 
 from memoryos_core import __version__, settings_table
 
-from .models import default_model_info
-from .rendering import engine, page
+from ..extensions import engine
+from ..models import default_model_info
+from ..rendering import page
 
 bp = Blueprint("introspection", __name__, url_prefix="/-")
 

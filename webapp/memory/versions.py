@@ -6,28 +6,24 @@ import json
 import time
 from typing import Any
 
-from flask import Blueprint, Response, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Response, render_template, request
 from flask_login import login_required
 
 from memoryos_core import InvalidInput, NotFound
-from memoryos_core.hosts.cli_output import _json_default
 
-from .forms import ClearForm, DiffForm, EmptyForm
-from .rendering import engine, page, uid, wants_json
+from ..actions import done, twin
+from ..extensions import engine, uid
+from ..forms import ClearForm, DiffForm, EmptyForm
+from ..rendering import page, wants_json
 
 bp = Blueprint("versions", __name__)
 
 
 def _done(message: str, **data: Any) -> Any:
-    if wants_json():
-        return page("versions.html", message=message, **data)
-    flash(message, "info")
-    return redirect(url_for("versions.index"))
+    return done(message, "versions.index", message=message, **data)
 
 
-@bp.get("/versions.json")
-@bp.get("/versions")
-@login_required
+@twin(bp, "/versions")
 def index() -> Any:
     items = engine().versions(uid())
     return page("versions.html", versions=items, form=EmptyForm(),
@@ -39,15 +35,13 @@ def index() -> Any:
 def export() -> Any:
     """The whole memory as `memoryos export` writes it, as a file to keep (no "ok" wrapper)."""
     doc = engine().export(uid())
-    text = json.dumps(doc, ensure_ascii=False, default=_json_default) + "\n"
+    text = json.dumps(doc, ensure_ascii=False) + "\n"  # the engine's export is JSON-ready
     name = time.strftime("memoryos-export-%Y%m%d-%H%M%S.json", time.gmtime())
     return Response(text, mimetype="application/json", headers={
         "Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
 
-@bp.post("/versions/snapshot.json")
-@bp.post("/versions/snapshot")
-@login_required
+@twin(bp, "/versions/snapshot", methods=["POST"])
 def snapshot() -> Any:
     result = engine().snapshot(uid(), "manual")
     return _done(f"Saved version {result['version']}.", version=result)
@@ -81,9 +75,7 @@ def confirm_restore(version: int) -> Any:
                            undo_import=request.args.get("undo") == "import")
 
 
-@bp.post("/versions/<int:version>/restore.json")
-@bp.post("/versions/<int:version>/restore")
-@login_required
+@twin(bp, "/versions/<int:version>/restore", methods=["POST"])
 def restore(version: int) -> Any:
     result = engine().restore(uid(), version)
     if request.form.get("undo") == "import":
@@ -94,9 +86,7 @@ def restore(version: int) -> Any:
                  f" {result['saved_as']}.", result=result)
 
 
-@bp.get("/versions/diff.json")
-@bp.get("/versions/diff")
-@login_required
+@twin(bp, "/versions/diff")
 def diff() -> Any:
     form = DiffForm(request.args)
     if not form.validate():

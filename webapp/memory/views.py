@@ -5,30 +5,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, redirect, render_template, request, url_for
-from flask_login import login_required
+from flask import Blueprint, render_template, request
 
 from memoryos_core import InvalidInput
 
-from .control_forms import FactForm, ForgetForm, SearchForm, form_error
-from .forms import EmptyForm
-from .rendering import engine, page, uid, wants_json
+from ..actions import done, twin
+from ..extensions import engine, uid
+from ..forms import EmptyForm, FactForm, ForgetForm, SearchForm, form_error, valid
+from ..rendering import page, wants_json
 
 bp = Blueprint("memory", __name__)
 
 
-@bp.get("/memory.json")
-@bp.get("/memory")
-@login_required
+@twin(bp, "/memory")
 def index() -> Any:
     state = engine().state(uid())
     state.pop("user_id", None)
     return page("memory.html", search_form=SearchForm(formdata=None), **state)
 
 
-@bp.get("/memory/search.json")
-@bp.get("/memory/search")
-@login_required
+@twin(bp, "/memory/search")
 def search() -> Any:
     """Pages, facts and profile dimensions by words and by meaning (?q=...)."""
     form = SearchForm(request.args)
@@ -42,17 +38,13 @@ def search() -> Any:
     return page("search.html", search_form=form, result=result)
 
 
-@bp.get("/memory/segments/<int:segment_id>.json")
-@bp.get("/memory/segments/<int:segment_id>")
-@login_required
+@twin(bp, "/memory/segments/<int:segment_id>")
 def segment(segment_id: int) -> Any:
     seg = engine().segment(uid(), segment_id)
     return page("segment.html", segment=seg, heat_threshold=engine().config.heat_threshold)
 
 
-@bp.get("/memory/pages/<int:page_id>.json")
-@bp.get("/memory/pages/<int:page_id>")
-@login_required
+@twin(bp, "/memory/pages/<int:page_id>")
 def page_view(page_id: int) -> Any:
     item = engine().page(uid(), page_id)
     facts, profile = item.pop("facts"), item.pop("profile")
@@ -60,64 +52,43 @@ def page_view(page_id: int) -> Any:
                 forget_form=ForgetForm(formdata=None))
 
 
-@bp.post("/memory/pages/<int:page_id>/forget.json")
-@bp.post("/memory/pages/<int:page_id>/forget")
-@login_required
+@twin(bp, "/memory/pages/<int:page_id>/forget", methods=["POST"])
 def forget(page_id: int) -> Any:
     """Take one exchange out of memory (a version first), or out of everything (everywhere)."""
-    form = ForgetForm()
-    if not form.validate_on_submit():
-        raise InvalidInput(form_error(form))
+    form = valid(ForgetForm())
     if form.everywhere.data and not form.understood.data and not wants_json():
         # the page's irreversible form: its box says the user knows no version brings it back
         raise InvalidInput("forgetting everywhere cannot be undone: tick the box to confirm")
     result = engine().forget(uid(), page_id, everywhere=bool(form.everywhere.data))
-    if wants_json():
-        return page("page.html", result=result)
     if result["everywhere"]:
-        flash(f"Exchange {page_id} is forgotten everywhere: memory, every saved version and"
-              " the files on disk.", "info")
+        message = (f"Exchange {page_id} is forgotten everywhere: memory, every saved version"
+                   " and the files on disk.")
     else:
-        flash(f"Exchange {page_id} is forgotten. The memory before is saved as version"
-              f" {result['saved_as']}.", "info")
-    return redirect(url_for("memory.index"))
+        message = (f"Exchange {page_id} is forgotten. The memory before is saved as version"
+                   f" {result['saved_as']}.")
+    return done(message, "memory.index", result=result)
 
 
-def _fact_done(message: str, result: dict[str, Any]) -> Any:
-    if wants_json():
-        return page("memory.html", result=result)
-    flash(message, "info")
+def _fact_done(what: str, result: dict[str, Any]) -> Any:
     # "Forget this" in the chat's Memory updated note goes back to the chat
     back = "chat.index" if request.form.get("next") == "chat" else "memory.index"
-    return redirect(url_for(back))
+    return done(f"Fact {what}. The memory before is saved as version {result['saved_as']}.",
+                back, result=result)
 
 
-@bp.post("/memory/facts/<int:fact_id>/edit.json")
-@bp.post("/memory/facts/<int:fact_id>/edit")
-@login_required
+@twin(bp, "/memory/facts/<int:fact_id>/edit", methods=["POST"])
 def edit_fact(fact_id: int) -> Any:
     """Correct a fact's text (kept as yours: analysis never overwrites it)."""
-    form = FactForm()
-    if not form.validate_on_submit():
-        raise InvalidInput(form_error(form))
-    result = engine().edit_fact(uid(), fact_id, form.text.data or "")
-    return _fact_done(f"Fact corrected. The memory before is saved as version"
-                      f" {result['saved_as']}.", result)
+    form = valid(FactForm())
+    return _fact_done("corrected", engine().edit_fact(uid(), fact_id, form.text.data or ""))
 
 
-@bp.post("/memory/facts/<int:fact_id>/delete.json")
-@bp.post("/memory/facts/<int:fact_id>/delete")
-@login_required
+@twin(bp, "/memory/facts/<int:fact_id>/delete", methods=["POST"])
 def delete_fact(fact_id: int) -> Any:
-    if not EmptyForm().validate_on_submit():
-        raise InvalidInput("the form's security token is missing")
-    result = engine().delete_fact(uid(), fact_id)
-    return _fact_done(f"Fact deleted. The memory before is saved as version"
-                      f" {result['saved_as']}.", result)
+    valid(EmptyForm(), "the form's security token is missing")
+    return _fact_done("deleted", engine().delete_fact(uid(), fact_id))
 
 
-@bp.get("/memory/events.json")
-@bp.get("/memory/events")
-@login_required
+@twin(bp, "/memory/events")
 def events() -> Any:
     return page("events.html", events=engine().events(uid()))

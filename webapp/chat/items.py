@@ -1,5 +1,5 @@
 """What the chat templates show of an exchange (stored or just answered) and of a prompt: the
-answer's figures and the context-window gauge (the "Memory updated" note: memory_notes)."""
+answer's figures and the context-window gauge (the "Memory updated" note: notes)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""A streamed chat turn: the engine answers in a thread and the response relays its events as
-Server-Sent Events; Stop (a POST naming the turn, or the browser hanging up) ends it."""
+"""A streamed chat turn: the engine answers on the app's bounded pool of answer threads and the
+response relays its events as Server-Sent Events; Stop (a POST naming the turn, or the browser
+hanging up) ends it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from flask import Flask
 
 HEARTBEAT_SECONDS = 1.0  # an idle stream writes a comment this often: a hang-up is seen soon
 KEY = "memplay_turns"
+POOL = "memplay_turn_pool"
 Render = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -36,13 +38,51 @@ def _running(app: Flask) -> tuple[threading.Lock, dict[str, Turn]]:
     return app.extensions.setdefault(KEY, (threading.Lock(), {}))  # type: ignore[no-any-return]
 
 
+class Pool:
+    """At most `size` daemon threads make answers; a turn beyond them waits in the queue."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self._waiting: queue.SimpleQueue[tuple[Callable[[Turn], None], Turn]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._started = self._free = self._owed = 0  # threads; idle ones; turns none took yet
+
+    def submit(self, work: Callable[[Turn], None], turn: Turn) -> None:
+        with self._lock:
+            if self._free:
+                self._free -= 1
+            elif self._started < self.size:
+                self._started += 1
+                threading.Thread(target=self._serve, name="chat-turn", daemon=True).start()
+            else:
+                self._owed += 1
+            self._waiting.put((work, turn))
+
+    def _serve(self) -> None:
+        while True:
+            work, turn = self._waiting.get()
+            try:
+                work(turn)
+            finally:
+                with self._lock:
+                    if self._owed:
+                        self._owed -= 1
+                    else:
+                        self._free += 1
+
+
+def init_app(app: Flask) -> None:
+    """The app's answer threads: STREAM_WORKERS turns are made at once, the rest wait."""
+    app.extensions[POOL] = Pool(int(app.config.get("STREAM_WORKERS", 16)))
+
+
 def begin(app: Flask, user_id: str, work: Callable[[Turn], None]) -> Turn:
-    """Register a turn and run `work(turn)` in a daemon thread."""
+    """Register a turn and run `work(turn)` on the app's pool."""
     turn = Turn(user_id)
     lock, turns = _running(app)
     with lock:
         turns[turn.id] = turn
-    threading.Thread(target=work, args=(turn,), name="chat-turn", daemon=True).start()
+    app.extensions[POOL].submit(work, turn)
     return turn
 
 

@@ -23,11 +23,16 @@ from memoryos_core import InvalidInput, MemoryOSError, ModelError
 from memoryos_core.answer.modes import MODES
 from memoryos_core.runtime.jobs import INTERNAL_ERROR
 
-from . import chat_items, chat_turns, conversations, memory_notes, metrics, warmup
-from .forms import ChatForm
-from .maintenance import maintainer
-from .models import model_label, user_chat_model
-from .rendering import engine, is_htmx, page, uid, wants_json
+from .. import metrics, warmup
+from ..actions import twin
+from ..extensions import engine, maintainer, uid
+from ..forms import ChatForm, form_error
+from ..models import model_label, user_chat_model
+from ..rendering import is_htmx, page, wants_json
+from . import conversations
+from . import items as chat_items
+from . import notes as memory_notes
+from . import turns as chat_turns
 
 bp = Blueprint("chat", __name__)
 log = logging.getLogger(__name__)
@@ -39,8 +44,7 @@ def _turn() -> dict[str, Any]:
     """The posted turn: message, mode, the exchange it replaces, an unstored chat's turns."""
     form = ChatForm()
     if not form.validate_on_submit():
-        raise InvalidInput("; ".join(e for errs in form.errors.values() for e in errs)
-                           or "message must not be empty")
+        raise InvalidInput(form_error(form, named=False, empty="message must not be empty"))
     mode = request.form.get("mode") or "normal"
     args: dict[str, Any] = {}
     if mode != "normal":
@@ -64,7 +68,7 @@ def _rendered(result: dict[str, Any], turn: dict[str, Any], user_id: str,
     `report`: the turn's own maintenance run, when it ran inline."""
     eng = engine()
     notes = memory_notes.turn_notes(eng, user_id, result, report,
-                                    background=not maintainer(current_app).inline)
+                                    background=not maintainer().inline)
     item = chat_items.from_result(result, turn["text"], replaced, notes)
     stored = result.get("exchange_id") is not None
     html = render_template(
@@ -116,7 +120,7 @@ def send() -> Any:
     report = None
     if stored:
         metrics.observe_turn(dict(result), "plain")
-        report = maintainer(current_app).request(uid())
+        report = maintainer().request(uid())
     item = chat_items.from_result(dict(result), turn["text"])
     if wants_json():
         return page("_exchange.html", exchange=item)
@@ -204,9 +208,7 @@ def model_status() -> Any:
     return {"ok": True, **warmup.state(current_app)}
 
 
-@bp.get("/chat/trace/<int:exchange_id>.json")
-@bp.get("/chat/trace/<int:exchange_id>")
-@login_required
+@twin(bp, "/chat/trace/<int:exchange_id>")
 def trace(exchange_id: int) -> Any:
     if exchange_id < 0:
         abort(404)

@@ -1,18 +1,20 @@
-"""The web app's accounts: users, chat endpoints, login failures, login sessions and MCP tokens.
+"""The web app's tables' SQL: users, chat endpoints, login failures, login sessions, MCP tokens.
 
 Without a database URL they live in their own SQLite file next to the memory store (today's
-`users.sqlite3`, opened unchanged); with one, in the shared PostgreSQL database (pg_schema.py).
+`users.sqlite3`, opened unchanged); with one, in the shared PostgreSQL database, over the
+engine's connections (memoryos_core/storage/pg_schema.py makes them).
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from .base import BaseStore
-from .db import Connection
+from memoryos_core.storage import BaseStore, Connection, open_store
+from memoryos_core.storage.sqlite import SQLiteStore
 
 ACCOUNTS_DB_NAME = "users.sqlite3"
 
@@ -73,11 +75,7 @@ class UsernameExists(Exception):
 def open_accounts(data_dir: str | Path, url: str | None = None) -> BaseStore:
     """The accounts store: the PostgreSQL database for a URL, else users.sqlite3 in `data_dir`."""
     if url:
-        from . import open_store
-
         return open_store(data_dir, url)  # the accounts tables are in its schema
-    from .sqlite import SQLiteStore
-
     return SQLiteStore(data_dir, name=ACCOUNTS_DB_NAME, migrations=ACCOUNT_MIGRATIONS)
 
 
@@ -281,3 +279,16 @@ def delete_account(conn: Connection, user_id: int, username: str) -> dict[str, i
         (len(username) + 1, username.strip().lower() + "|")).rowcount or 0)
     done["users"] = int(conn.execute("DELETE FROM users WHERE id = ?", (user_id,)).rowcount or 0)
     return done
+
+
+# dialect: sqlite (VACUUM, WAL checkpoint); PostgreSQL keeps dead tuples until VACUUM (README)
+def scrub(store: BaseStore) -> bool:
+    """Leave no deleted account in the SQLite file: VACUUM, then the log emptied; True when it
+    is (secure_delete zeroes freed space on every connection)."""
+    conn = store.connect()
+    conn.execute("VACUUM")
+    for _ in range(50):  # a reader in another thread may hold the log for a moment
+        if not int(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]):
+            return True
+        time.sleep(0.1)
+    return False

@@ -8,7 +8,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from memoryos_core.storage import BaseStore, accounts
+from memoryos_core.storage import BaseStore
+
+from . import accounts
 
 PREFIX = "mos_"
 

@@ -1,0 +1,1 @@
+"""The account: its chat-model settings and its deletion."""

@@ -1,0 +1,1 @@
+"""Log in, register, log out (everywhere)."""

@@ -1,0 +1,1 @@
+"""Imports: a dialogue or chat export, and a reference MemoryOS data folder."""

@@ -1,0 +1,1 @@
+"""Instance introspection under /-/: settings, versions, health; /favicon.ico."""

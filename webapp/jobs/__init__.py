@@ -1,0 +1,1 @@
+"""Stored background jobs: the progress fragment and page."""

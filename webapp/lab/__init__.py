@@ -1,0 +1,1 @@
+"""The evaluation lab: runs, their results, a question, two runs compared."""

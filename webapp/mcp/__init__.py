@@ -1,0 +1,1 @@
+"""MCP over Streamable HTTP at /mcp and the access-token pages."""

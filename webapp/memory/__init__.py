@@ -1,0 +1,1 @@
+"""The memory pages: tiers, segments, pages, events, the profile, versions and forced analysis."""
