@@ -267,3 +267,26 @@ def test_benchmarks_answers_scores_three_prompts_and_the_first_impression(embedd
     # questions on memory are answered from memory: the fact in the answer itself, alone
     assert impression["answered"] >= 2 * len(answers.FACTS) - 2
     assert impression["repeats"] == impression["mixed"] == impression["echoes"] == 0
+
+
+
+def test_benchmarks_new_user_runs_both_sides_and_counts_what_a_reader_notices(embedder):
+    from benchmarks import new_user
+    from memoryos_core.testing import ScriptedChatModel
+
+    model = ScriptedChatModel(["Why did the bat blink? It was a bat.",
+                               "Paris is the capital of France.", "Try a lentil soup."],
+                              default="Okay.", name="small", context_window=4096)
+    model.embedded = True  # type: ignore[attr-defined]
+    result = new_user.run(model, embedder)
+    product, baseline = result["product"], result["model_for_small_talk"]
+    assert product["turns"] == baseline["turns"] == len(new_user.CHAT)
+    # the set replies keep greetings, facts told, feelings and thanks from the model
+    assert product["model_calls"] == 3 < baseline["model_calls"]
+    said = {t["message"]: t for t in result["runs"][0]["answers"]}
+    assert result["runs"][0]["set_replies"] is True
+    assert said["What's my name?"]["right"] and said["Hi!"]["right"]
+    assert said["What's the capital of France?"]["right"]  # the model's, and it holds Paris
+    # the small model's habit of speaking the user's life as its own is what the check counts
+    assert new_user.takes_user_for_itself("I'm Sarah, a skilled nurse in Bristol.")
+    assert not new_user.takes_user_for_itself("Got it: you work as a nurse in Bristol.")
