@@ -141,9 +141,15 @@ def cut_reason(text: str, question: str, lines: list[set[str]]) -> str | None:
     return None
 
 
+# words that carry no answer: "Aw, shucks! What's the capital of France?" says the question back
+_FILLER = frozenset("aw aww shucks oh ooh wow hmm hmmm yes yeah yep sure okay well haha great"
+                    " good nice question asked asking ah".split())
+
+
 def _says_back(said: set[str], line: set[str]) -> bool:
     """80% of the same words and no content word of its own ("Paris is the capital of
     France." answers "What is the capital of France?")."""
+    said = said - _FILLER
     new = [w for w in said - line if w not in STOP_WORDS and len(w) > 2]
     return not new and len(said & line) >= REPEAT_SHARE * max(len(said), len(line))
 
