@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from memoryos_core.storage import database_url
-from memoryos_core.storage.snapshots import wipe_memory
+from memoryos_core.storage import database_url, every_table
 
 from . import common, synthetic
 
@@ -214,7 +213,7 @@ def measure(n: int, n_queries: int = 50, seed: int = 7, emb: Any = None,
         finally:
             if url:
                 with engine.store.transaction(user) as conn:
-                    wipe_memory(conn, user)
+                    every_table.wipe_memory(conn, user)
             engine.store.close()
     prod, base = common.summary_ms(result["total"]), common.summary_ms(result["floor"])
     no_embed = common.summary_ms(result["no_embed"])

@@ -27,10 +27,12 @@ from .memory.heat import record_visits
 from .memory.reports import AnalysisReport, MaintainReport
 from .memory.state import PageDetail, PageView, Profile, SegmentView, ShortTermFill, State
 from .runtime.jobs import Jobs, Progress, staged
-from .storage import exchanges as rows_db
 from .storage import open_index, open_store
-from .storage import segments as segments_db
 from .storage.base import PurposeUsage
+from .storage.tables import exchanges as exchanges_db
+from .storage.tables import segments as segments_db
+from .storage.tables import traces as traces_db
+from .storage.tables import uploads as uploads_db
 from .transfer import importing, versions
 from .transfer.importing import ImportReport, Preview
 from .transfer.reembed import check_model
@@ -174,7 +176,7 @@ class MemoryEngine(UserControl, Conversations):
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("message must not be empty")
         llm = self.models.for_user(user_id, model)
-        short_rows = rows_db.short_term_rows(self.store, user_id)
+        short_rows = exchanges_db.short_term_rows(self.store, user_id)
         prompt = self._prompt(user_id, text, llm, relationship, style_hint, now, short_rows)
         return prompt.messages, Trace.build(prompt)
 
@@ -215,7 +217,7 @@ class MemoryEngine(UserControl, Conversations):
         mode = modes.check_mode(mode, recent, replaces)
         if on_event is not None and mode != "off":
             on_event("phase", {"phase": "searching memory"})
-        short_rows = (rows_db.short_term_rows(self.store, user_id) if mode == "normal"
+        short_rows = (exchanges_db.short_term_rows(self.store, user_id) if mode == "normal"
                       else modes.own_rows(recent))
         shown = short_rows if replaces is None else \
             conversations.rows_before(short_rows, replaces)  # the turns before the one redone
@@ -245,7 +247,7 @@ class MemoryEngine(UserControl, Conversations):
                                    reply.completion_tokens)
             if replaces is None:
                 exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
-                rows_db.insert_trace(conn, user_id, exchange_id, time.time(), trace.to_json())
+                traces_db.insert_trace(conn, user_id, exchange_id, time.time(), trace.to_json())
             else:  # texts, vector, keyword entry and trace in place; the old answer kept
                 exchange_id, moved = replaces, []
                 conversations.replace(conn, self.store, user_id, replaces, new, vec, trace)
@@ -262,7 +264,7 @@ class MemoryEngine(UserControl, Conversations):
 
     def trace(self, user_id: str, exchange_id: int) -> Trace:
         """The stored retrieval trace of one answer (`version` 0: stored before versions)."""
-        text = rows_db.trace_json(self.store, check_user(user_id),
+        text = traces_db.trace_json(self.store, check_user(user_id),
                                   check_id(exchange_id, "exchange"))
         if text is None:
             raise NotFound(f"no trace for exchange {exchange_id}")
@@ -282,7 +284,7 @@ class MemoryEngine(UserControl, Conversations):
 
     def short_term_fill(self, user_id: str) -> ShortTermFill:
         """How full short-term memory is: count and capacity."""
-        count = rows_db.short_term_count(self.store, check_user(user_id))
+        count = exchanges_db.short_term_count(self.store, check_user(user_id))
         return ShortTermFill(count=count, capacity=self.config.short_term_capacity)
 
     def recent_exchanges(self, user_id: str, limit: int = 50) -> list[PageView]:
@@ -393,14 +395,10 @@ class MemoryEngine(UserControl, Conversations):
                     max_age: float) -> None:
         """Keep an upload under a token: the user's newest `keep` of a kind stay, and every
         upload older than `max_age` seconds goes."""
-        from .storage import jobs_rows
-
-        jobs_rows.sweep_uploads(self.store, time.time() - max_age)
-        jobs_rows.put_upload(self.store, token, check_user(user_id), kind, data, keep)
+        uploads_db.sweep_uploads(self.store, time.time() - max_age)
+        uploads_db.put_upload(self.store, token, check_user(user_id), kind, data, keep)
 
     def kept_upload(self, user_id: str, token: str, kind: str, take: bool = False) -> bytes | None:
         """A kept upload of the user, or None; `take` claims it exactly once."""
-        from .storage import jobs_rows
-
-        read = jobs_rows.take_upload if take else jobs_rows.get_upload
+        read = uploads_db.take_upload if take else uploads_db.get_upload
         return read(self.store, token, check_user(user_id), kind)

@@ -19,7 +19,7 @@ from typing import Any
 from ..context import Context
 from ..llm import ChatModel
 from ..memory.prompts import answer_system, when
-from ..storage import exchanges as rows_db
+from ..storage.tables import exchanges as exchanges_db
 from ..text import count_tokens, truncate_tokens
 from . import grounded, retrieval
 from .memory_block import day
@@ -179,7 +179,7 @@ def fit_prompt(
     now = time.time() if now is None else now
     layout = layout_for(llm)
     # the small model writes only small talk and general replies; memory answers memory questions
-    rows = rows_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
+    rows = exchanges_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
     planned = grounded.plan(ctx.embedder, retrieved, text, rows) if layout == "compact" else None
     with_memory = planned is None or planned.kind == "memory"
     recent = fit_recent(rows, recent_budget(ctx.config))

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..context import Context
 from ..memory import fact_history
-from ..storage import state_rows
+from ..storage.tables import facts as facts_db
 from . import attribute_facts
 from .types import FactHit, Facts
 
@@ -28,7 +28,7 @@ def question_facts(ctx: Context, user_id: str, qvec: Any, query: str,
     hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
     question = attribute_facts.asked(ctx, user_id, query, qvec)  # "Where do I live now?"
     # the found facts and what they replaced, in one read (the first step back needs them)
-    rows, replaced = state_rows.facts_with_predecessors(ctx.store, user_id, sorted(
+    rows, replaced = facts_db.facts_with_predecessors(ctx.store, user_id, sorted(
         {i for i, s in hits if s >= cfg.fact_min_score} | set(question.facts)))
     window = fact_history.past_window(query, now)
     out: dict[str, list[FactHit]] = {"user": [], "assistant": [], "superseded_left_out": []}
@@ -57,7 +57,7 @@ def question_facts(ctx: Context, user_id: str, qvec: Any, query: str,
         if not heads:
             break
         if step:  # the first step back came with the found facts
-            replaced = state_rows.fact_predecessors(ctx.store, user_id, heads)
+            replaced = facts_db.fact_predecessors(ctx.store, user_id, heads)
         wanted = set(heads)
         older = [r for r in replaced if r["superseded_by"] in wanted and r["id"] not in seen]
         vecs = ctx.index.vectors_of(user_id, "fact", [r["id"] for r in older])

@@ -11,8 +11,11 @@ from typing import Any
 
 from ..context import Context
 from ..memory.heat import heat_terms, record_visits
-from ..storage import exchanges as rows_db
-from ..storage import search, state_rows
+from ..storage import search
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import pages as pages_db
+from ..storage.tables import profile as profile_db
+from ..storage.tables import segments as segments_db
 from ..text import jaccard, query_keywords, word_key
 from ..timeframe import named_period
 from .fact_search import question_facts
@@ -47,12 +50,12 @@ COMMON_TERM_FLOOR = 50  # ... and in more than this many of them
 
 def mid_term_pages(ctx: Context, user_id: str, short: int | None = None) -> int:
     """How many mid-term pages the user has (`short`: the short-term count, when known)."""
-    kept = rows_db.kept_mid_term_count(ctx.store, user_id)  # PostgreSQL: one row
+    kept = pages_db.kept_mid_term_count(ctx.store, user_id)  # PostgreSQL: one row
     if kept is not None:
         return kept
     # every page has one vector: the FAISS index counts the user's pages at no cost
     if short is None:
-        short = rows_db.short_term_count(ctx.store, user_id)
+        short = exchanges_db.short_term_count(ctx.store, user_id)
     return max(0, ctx.index.size(user_id, "page") - short)
 
 
@@ -107,7 +110,7 @@ def retrieve_flat(
     with ctx.store.reads_once():
         asked = _ask(ctx, user_id, query, token_budget, now, short_rows, budget_cap)
         pages = sorted(asked.fused.values(), key=lambda p: -p["fused"])
-        page_rows = rows_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
+        page_rows = exchanges_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
                                             PAGE_COLUMNS)
         pages = [p for p in pages if p["id"] in page_rows]
         return _assembled(ctx, user_id, asked, strategy, record, [], pages, page_rows,
@@ -139,7 +142,7 @@ def _ask(ctx: Context, user_id: str, query: str, token_budget: int | None, now: 
     """The start of both rankings, up to the dense page list."""
     cfg = ctx.config
     if short_rows is None:
-        short_rows = rows_db.short_term_rows(ctx.store, user_id)
+        short_rows = exchanges_db.short_term_rows(ctx.store, user_id)
     # the recent exchanges as the prompt shows them: long sides shortened to leave the memory room
     fitted = fit_recent(short_rows, recent_budget(cfg))
     recent = recent_tokens(fitted)
@@ -198,12 +201,12 @@ def _retrieve(
         entry["period_rank"] = rank
         entry["fused"] += PERIOD_WEIGHT / (RRF_K + rank)
     pages = sorted(fused.values(), key=lambda p: -p["fused"])
-    page_rows = rows_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
+    page_rows = exchanges_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
                                         PAGE_COLUMNS)
     pages = [p for p in pages if p["id"] in page_rows]
     pages = _with_continuations(ctx, user_id, pages, page_rows, CONTINUED_PAGES)
     pages = _without_repeats(pages, page_rows)
-    profile = [_profile_hit(r) for r in state_rows.profile_rows(ctx.store, user_id)]
+    profile = [_profile_hit(r) for r in profile_db.profile_rows(ctx.store, user_id)]
     facts = question_facts(ctx, user_id, qvec, query, now)
     scored_profile = _score_profile(ctx, profile, qvec)
     return _assembled(ctx, user_id, asked, "memoryos", record, segments, pages, page_rows,
@@ -220,7 +223,7 @@ def _assembled(
     """The memory block of the ranked pages, the visits recorded, the Retrieval built (the
     profile rows are read here unless given)."""
     if profile is None:
-        profile = [_profile_hit(r) for r in state_rows.profile_rows(ctx.store, user_id)]
+        profile = [_profile_hit(r) for r in profile_db.profile_rows(ctx.store, user_id)]
     now, short = asked.now, asked.short
     parts, block = assemble(pages, page_rows, scored_profile, facts, asked.budget,
                             ctx.config.top_pages, focus)
@@ -267,7 +270,7 @@ def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
     """The best max(2m, 10) segments by cos + Jaccard (the admission score), with heat."""
     cfg = ctx.config
     hits = ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))
-    seg_rows = state_rows.segments_by_id(ctx.store, user_id, [i for i, _ in hits])
+    seg_rows = segments_db.segments_by_id(ctx.store, user_id, [i for i, _ in hits])
     scored = []
     for seg_id, cos in hits:
         row = seg_rows.get(seg_id)
@@ -299,7 +302,7 @@ def _with_continuations(
     # a page that is a whole exchange already brings none
     short_pages = [page_rows[p["id"]] for p in pages[:top]
                    if page_tokens(page_rows[p["id"]]) <= CONTINUATION_MAX_TOKENS]
-    following = rows_db.next_mid_term_pages(  # pending pages: not chained yet
+    following = pages_db.next_mid_term_pages(  # pending pages: not chained yet
         ctx.store, user_id, [(r["ts"], r["id"], r["ts"] + CONTINUATION_GAP) for r in short_pages
                              if r["next_id"] is None and r["segment_id"] is None])
     wanted: dict[int, int] = {}
@@ -308,7 +311,7 @@ def _with_continuations(
         if nxt is not None and nxt not in wanted.values():
             wanted[row["id"]] = int(nxt)
     missing = [i for i in wanted.values() if i not in page_rows]
-    page_rows.update(rows_db.exchanges_by_id(ctx.store, user_id, missing, PAGE_COLUMNS))
+    page_rows.update(exchanges_db.exchanges_by_id(ctx.store, user_id, missing, PAGE_COLUMNS))
     wanted = {h: n for h, n in wanted.items()
               if n in page_rows and page_tokens(page_rows[n]) <= CONTINUATION_MAX_TOKENS}
     by_id = {p["id"]: p for p in pages}
@@ -360,7 +363,7 @@ def _period_hits(ctx: Context, user_id: str, qvec: Any, period: tuple[float, flo
     """
     if period is None:
         return []
-    ids = rows_db.mid_term_ids_between(ctx.store, user_id, period[0], period[1], PERIOD_PAGES)
+    ids = pages_db.mid_term_ids_between(ctx.store, user_id, period[0], period[1], PERIOD_PAGES)
     if not ids or 2 * len(ids) > total:
         return []
     return [pid for pid, _ in ctx.index.search(user_id, "page", qvec, k, among=ids)]

@@ -11,7 +11,8 @@ from ..context import Context
 from ..errors import NotFound, check_id, check_user
 from ..memory import conversations
 from ..memory.state import PageView, page_view
-from ..storage import conversation_rows as conv_db
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import traces as traces_db
 
 TITLE_CHARS = 80
 
@@ -102,16 +103,16 @@ class Conversations:
     def conversations(self, user_id: str, limit: int = 50) -> list[ConversationView]:
         """The user's conversations, the newest first (chats and imports alike)."""
         store = self.ctx.store
-        current = conv_db.current(store, check_user(user_id))
+        current = exchanges_db.current_conversation(store, check_user(user_id))
         return [ConversationView(id=int(r["conversation"]), title=_title(r),
                                  started_at=float(r["started_at"]), last_at=float(r["last_at"]),
                                  count=int(r["n"]), source=_kind(r["source"]),
                                  current=current is not None and r["conversation"] == current)
-                for r in conv_db.listing(store, user_id, limit)]
+                for r in exchanges_db.conversation_listing(store, user_id, limit)]
 
     def current_conversation(self, user_id: str) -> int | None:
         """The conversation the next chat message continues (None: it starts a new one)."""
-        return conv_db.current(self.ctx.store, check_user(user_id))
+        return exchanges_db.current_conversation(self.ctx.store, check_user(user_id))
 
     def conversation(self, user_id: str, conversation_id: int, limit: int = 30,
                      before: int | None = None) -> ConversationPage:
@@ -122,23 +123,25 @@ class Conversations:
         conversation_id = check_id(conversation_id, "conversation")
         cursor = None
         if before is not None:
-            row = conv_db.exchange_in(store, user_id, conversation_id, check_id(before, "page"))
+            row = exchanges_db.exchange_in_conversation(store, user_id, conversation_id,
+                                                        check_id(before, "page"))
             if row is None:
                 raise NotFound(f"exchange {before} is not in conversation {conversation_id}")
             cursor = (float(row["ts"]), int(row["id"]))
-        rows = conv_db.exchanges_before(store, user_id, conversation_id, cursor, limit + 1)
-        first = conv_db.first_exchange(store, user_id, conversation_id)
+        rows = exchanges_db.exchanges_before(store, user_id, conversation_id, cursor, limit + 1)
+        first = exchanges_db.first_exchange(store, user_id, conversation_id)
         if first is None:
             raise NotFound(f"conversation {conversation_id} does not exist")
         shown = list(reversed(rows[:limit]))
-        traces = conv_db.traces_of(store, user_id, [int(r["id"]) for r in shown])
-        current = conv_db.current(store, user_id)
+        traces = traces_db.traces_of(store, user_id, [int(r["id"]) for r in shown])
+        current = exchanges_db.current_conversation(store, user_id)
         return ConversationPage(
             id=conversation_id, title=_title({"first_user": first["user_text"],
                                               "first_assistant": first["assistant_text"],
                                               "source": first["source"]}),
-            source=_kind(first["source"]), count=conv_db.count(store, user_id, conversation_id),
-            current=current == conversation_id and conversation_id != conv_db.UNGROUPED,
+            source=_kind(first["source"]),
+            count=exchanges_db.conversation_size(store, user_id, conversation_id),
+            current=current == conversation_id and conversation_id != exchanges_db.UNGROUPED,
             exchanges=[chat_view(r, traces.get(int(r["id"]))) for r in shown],
             earlier=len(rows) > limit)
 

@@ -12,7 +12,8 @@ from typing import Any, TypedDict
 from ..context import Context
 from ..errors import InvalidInput, NotFound
 from ..memory.persona import DIMENSIONS, LEVELS
-from ..storage import correction_rows, state_rows
+from ..storage.tables import facts as facts_db
+from ..storage.tables import profile as profile_db
 from ..text import normalise
 from ..transfer import versions
 
@@ -47,7 +48,7 @@ class ProfileDeleted(TypedDict):
 
 
 def _fact(ctx: Context, user_id: str, fact_id: int) -> dict[str, Any]:
-    row = state_rows.facts_by_id(ctx.store, user_id, [fact_id]).get(fact_id)
+    row = facts_db.facts_by_id(ctx.store, user_id, [fact_id]).get(fact_id)
     if row is None:
         raise NotFound(f"no fact {fact_id}")
     return row
@@ -66,13 +67,13 @@ def edit_fact(ctx: Context, user_id: str, fact_id: int, text: Any) -> FactEdited
     now = time.time()
     with ctx.store.transaction(user_id) as conn:
         saved = versions.snapshot(ctx, user_id, f"before correcting fact {fact_id}")
-        if not correction_rows.update_fact(conn, user_id, fact_id, text, normalise(text), now):
+        if not facts_db.update_fact(conn, user_id, fact_id, text, normalise(text), now):
             raise NotFound(f"no fact {fact_id}")
         ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
         history = None
         if old["text"] != text:  # the old text stays in the fact's history, replaced now
             until = now if old["valid_until"] is None else float(old["valid_until"])
-            history = correction_rows.keep_as_history(conn, user_id, old, until)
+            history = facts_db.keep_as_history(conn, user_id, old, until)
             ctx.store.put_vector(conn, user_id, "fact", history, old_vec, new=True)
         ctx.store.log_event(conn, user_id, "correction", {
             "fact": fact_id, "kind": old["kind"], "action": "edited",
@@ -85,7 +86,7 @@ def delete_fact(ctx: Context, user_id: str, fact_id: int) -> FactDeleted:
     old = _fact(ctx, user_id, fact_id)
     with ctx.store.transaction(user_id) as conn:
         saved = versions.snapshot(ctx, user_id, f"before deleting fact {fact_id}")
-        if not correction_rows.delete_fact(conn, user_id, fact_id):
+        if not facts_db.delete_fact(conn, user_id, fact_id):
             raise NotFound(f"no fact {fact_id}")
         ctx.store.log_event(conn, user_id, "correction", {
             "fact": fact_id, "kind": old["kind"], "action": "deleted",
@@ -98,7 +99,7 @@ def _family(ctx: Context, user_id: str, dimension: Any) -> tuple[str, str, bool]
     if not isinstance(dimension, str) or not dimension.strip():
         raise InvalidInput("name the profile dimension")
     dimension = dimension.strip()
-    stored = {r["dimension"]: r for r in state_rows.profile_rows(ctx.store, user_id)}
+    stored = {r["dimension"]: r for r in profile_db.profile_rows(ctx.store, user_id)}
     if dimension in stored:
         return dimension, str(stored[dimension]["family"]), True
     if dimension in DIMENSIONS:
@@ -117,7 +118,7 @@ def edit_profile(ctx: Context, user_id: str, dimension: Any, level: Any,
     name, family, _ = _family(ctx, user_id, dimension)
     with ctx.store.transaction(user_id) as conn:
         saved = versions.snapshot(ctx, user_id, f"before correcting profile {name}")
-        correction_rows.save_profile(conn, user_id, name, family, level, reason, time.time())
+        profile_db.save_profile(conn, user_id, name, family, level, reason, time.time())
         ctx.store.log_event(conn, user_id, "correction", {
             "dimension": name, "action": "edited", "level": level,
             "saved_as": saved["version"]})
@@ -132,7 +133,7 @@ def delete_profile(ctx: Context, user_id: str, dimension: Any) -> ProfileDeleted
         raise NotFound(f"no profile dimension {name!r} is stored")
     with ctx.store.transaction(user_id) as conn:
         saved = versions.snapshot(ctx, user_id, f"before deleting profile {name}")
-        correction_rows.delete_profile(conn, user_id, name)
+        profile_db.delete_profile(conn, user_id, name)
         ctx.store.log_event(conn, user_id, "correction", {
             "dimension": name, "action": "deleted", "saved_as": saved["version"]})
     return ProfileDeleted(deleted_dimension=name, saved_as=saved["version"])

@@ -22,8 +22,12 @@ import numpy as np
 
 from ..context import Context
 from ..errors import NotFound
-from ..storage import erasure, snapshots
-from ..storage import exchanges as rows_db
+from ..storage import erasure, every_table
+from ..storage.tables import events as events_db
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import jobs as jobs_db
+from ..storage.tables import snapshots as snapshots_db
+from ..storage.tables import uploads as uploads_db
 from ..text import STOP_WORDS, words
 from ..transfer import versions
 
@@ -232,7 +236,7 @@ def forget(ctx: Context, user_id: str, exchange_id: int, everywhere: bool) -> Fo
     With it, every stored version is rewritten without it, events, job results and kept
     uploads that quote it go, and the store's files are scrubbed (erasure.scrub).
     """
-    row = rows_db.exchange_row(ctx.store, user_id, exchange_id)
+    row = exchanges_db.exchange_row(ctx.store, user_id, exchange_id)
     if row is None:
         raise NotFound(f"no page {exchange_id}")
     key = str(row["content_key"])
@@ -246,18 +250,18 @@ def forget(ctx: Context, user_id: str, exchange_id: int, everywhere: bool) -> Fo
         if done is None:  # gone meanwhile
             raise NotFound(f"no page {exchange_id}")
         removed, quote = done
-        snapshots.wipe_memory(conn, user_id)
+        every_table.wipe_memory(conn, user_id)
         versions.load_document(ctx, conn, user_id, doc, keep_ids=True)
         quotes = [quote]
         if everywhere:
-            for version, old in erasure.user_snapshot_documents(conn, user_id):
+            for version, old in snapshots_db.user_snapshot_documents(conn, user_id):
                 result = forget_in_document(ctx, old, exchange_id, key)
                 if result is not None:
-                    erasure.rewrite_snapshot(conn, user_id, version, versions.counts(old), old)
+                    snapshots_db.rewrite_snapshot(conn, user_id, version, versions.counts(old), old)
                     rewritten.append(version)
                     quotes.append(result[1])
             _forget_in_jobs(conn, user_id, quotes)
-        erasure.delete_events(conn, user_id, [i for i, detail in erasure.user_events(conn, user_id)
+        events_db.delete_events(conn, user_id, [i for i, detail in events_db.user_events(conn, user_id)
                                               if any(q.found_in(detail) for q in quotes)])
         ctx.store.log_event(conn, user_id, "forget", {
             "exchange": exchange_id, "everywhere": everywhere,
@@ -276,21 +280,21 @@ def forget(ctx: Context, user_id: str, exchange_id: int, everywhere: bool) -> Fo
 
 def _forget_in_jobs(conn: Any, user_id: str, quotes: list[Quote]) -> None:
     """Finished jobs' results and kept uploads that quote the exchange go."""
-    for job_id, result in erasure.finished_job_results(conn, user_id):
+    for job_id, result in jobs_db.finished_job_results(conn, user_id):
         if any(q.found_in(result) for q in quotes):
-            erasure.replace_job_result(conn, user_id, job_id, {
+            jobs_db.replace_job_result(conn, user_id, job_id, {
                 "redacted": "this result quoted an exchange that was forgotten"})
-    for token, data in erasure.user_uploads(conn, user_id):
+    for token, data in uploads_db.user_uploads(conn, user_id):
         text = data.decode("utf-8", "replace")
         if any(q.found_in(text) for q in quotes):
-            erasure.delete_upload(conn, user_id, token)
+            uploads_db.delete_upload(conn, user_id, token)
 
 
 def erase_user(ctx: Context, user_id: str) -> Erased:
     """Delete every row of the user (memory, versions, events, jobs, uploads, usage, vectors)
     and scrub the store's files; other users' rows are untouched."""
     with ctx.store.transaction(user_id) as conn:
-        deleted = erasure.delete_user_rows(conn, user_id)
+        deleted = every_table.delete_user_rows(conn, user_id)
     ctx.index.forget(user_id)
     scrub = erasure.scrub(ctx.store)
     return Erased(deleted=deleted, files_scrubbed=bool(scrub["scrubbed"]))

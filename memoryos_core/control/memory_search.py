@@ -8,8 +8,9 @@ from typing import Any, TypedDict
 
 from ..context import Context
 from ..errors import InvalidInput
-from ..storage import exchanges as rows_db
-from ..storage import lookup, state_rows
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import facts as facts_db
+from ..storage.tables import profile as profile_db
 from ..text import STOP_WORDS, first_sentences, words
 
 MEANING_MIN = 0.3  # cosine below which a "by meaning" neighbour is not shown (MiniLM)
@@ -72,7 +73,7 @@ def search(ctx: Context, user_id: str, query: Any, limit: int = 20) -> SearchRes
     terms = [w for w in dict.fromkeys(words(query)) if w not in STOP_WORDS] \
         or list(dict.fromkeys(words(query)))
     vec = ctx.embedder.embed([query])[0]
-    by_words = lookup.keyword_pages(ctx.store, user_id, terms, limit)
+    by_words = exchanges_db.keyword_pages(ctx.store, user_id, terms, limit)
     by_meaning = [(i, s) for i, s in ctx.index.search(user_id, "page", vec, limit)
                   if s >= MEANING_MIN]
     fused: dict[int, float] = {}
@@ -80,7 +81,7 @@ def search(ctx: Context, user_id: str, query: Any, limit: int = 20) -> SearchRes
         fused[page_id] = fused.get(page_id, 0.0) + 1.0 / (RRF_K + rank)
     for rank, (page_id, _) in enumerate(by_meaning):
         fused[page_id] = fused.get(page_id, 0.0) + 1.0 / (RRF_K + rank)
-    rows = rows_db.exchanges_by_id(ctx.store, user_id, list(fused))
+    rows = exchanges_db.exchanges_by_id(ctx.store, user_id, list(fused))
     similarity = dict(by_meaning)
     pages = [FoundPage(id=i, tier=rows[i]["tier"], timestamp=rows[i]["ts"],
                        segment_id=rows[i]["segment_id"],
@@ -101,7 +102,7 @@ def _facts(ctx: Context, user_id: str, terms: list[str], vec: Any,
     wanted = set(terms)
     found: list[FoundFact] = []
     for kind in ("user", "assistant"):
-        for row in state_rows.fact_rows(ctx.store, user_id, kind):
+        for row in facts_db.fact_rows(ctx.store, user_id, kind):
             hit_words = bool(wanted.intersection(words(row["text"])))
             if hit_words or row["id"] in near:
                 found.append(FoundFact(
@@ -120,7 +121,7 @@ def _profile(ctx: Context, user_id: str, terms: list[str],
     """Profile dimensions whose name or reason holds a query word, or that rest on a found page."""
     wanted = set(terms)
     out: list[FoundDimension] = []
-    for row in state_rows.profile_rows(ctx.store, user_id):
+    for row in profile_db.profile_rows(ctx.store, user_id):
         evidence = json.loads(row["evidence"])
         said = " ".join(str(s.get("text", "")) for s in json.loads(row.get("signals") or "[]"))
         hit_words = bool(wanted.intersection(words(f"{row['dimension']} {row['reason']} {said}")))

@@ -11,8 +11,8 @@ import numpy as np
 from ..config import EngineConfig
 from ..errors import InvalidInput
 from ..storage import BaseStore
-from ..storage import exchanges as rows_db
 from ..storage.db import Connection
+from ..storage.tables import exchanges as exchanges_db
 from ..text import content_hash
 
 
@@ -73,10 +73,10 @@ def admit(
     Returns the new exchange id and the ids that became pending pages.
     """
     now = time.time()
-    new_id = rows_db.insert_exchange(conn, user_id, exchange.user_text, exchange.assistant_text,
+    new_id = exchanges_db.insert_exchange(conn, user_id, exchange.user_text, exchange.assistant_text,
                                      exchange.ts, now, exchange.source, exchange.key,
                                      exchange.conversation)
     store.put_vector(conn, user_id, "page", new_id, vector, new=True)
     # Oldest first by dialogue time, then by admission order: imports may arrive out of order.
-    overflow = rows_db.overflow_to_mid_term(conn, user_id, config.short_term_capacity, now)
+    overflow = exchanges_db.overflow_to_mid_term(conn, user_id, config.short_term_capacity, now)
     return new_id, overflow

@@ -11,8 +11,10 @@ import numpy as np
 from ..context import Context
 from ..errors import ModelError
 from ..llm.structured import call_structured
-from ..storage import correction_rows, persona_rows, segments, state_rows
 from ..storage.db import Connection
+from ..storage.tables import facts as facts_db
+from ..storage.tables import pages as pages_db
+from ..storage.tables import segments as segments_db
 from ..text import normalise, sentences
 from . import app_text, attributes, fact_history, profile_update
 from .grounding import content_words
@@ -53,7 +55,7 @@ def segments_due(ctx: Context, user_id: str, force: bool,
                  candidates: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Segments with unanalysed pages whose heat reached the threshold (all of them if forced);
     `candidates`: the segments with unanalysed pages when the caller has just read them."""
-    rows = (segments.segments_with_unanalysed_pages(ctx.store, user_id) if candidates is None
+    rows = (segments_db.segments_with_unanalysed_pages(ctx.store, user_id) if candidates is None
             else candidates)
     now = time.time()
     return [s for s in rows
@@ -68,7 +70,7 @@ def analyse(ctx: Context, user_id: str, force: bool = False, progress: Any = Non
     if not due:
         return tally.report()
     seg_ids = [s["id"] for s in due]
-    pages = segments.unanalysed_pages(ctx.store, user_id, seg_ids)
+    pages = pages_db.unanalysed_pages(ctx.store, user_id, seg_ids)
     chunks = [pages[i : i + CHUNK_PAGES] for i in range(0, len(pages), CHUNK_PAGES)]
     for n, chunk in enumerate(chunks, start=1):
         _analyse_chunk(ctx, user_id, chunk, tally)
@@ -76,7 +78,7 @@ def analyse(ctx: Context, user_id: str, force: bool = False, progress: Any = Non
             progress(n, len(chunks), "analysis")
     report = tally.report()
     with ctx.store.transaction(user_id) as conn:
-        segments.reset_analysed_segments(conn, user_id, seg_ids, time.time())
+        segments_db.reset_analysed_segments(conn, user_id, seg_ids, time.time())
         ctx.store.log_event(conn, user_id, "analysis", cast(dict[str, Any], report))
     return report
 
@@ -132,7 +134,7 @@ def _analyse_chunk(
             _merge_fact(ctx, conn, user_id, kind, fact, vec, now, tally, judged)
         for kind in ("user", "assistant"):
             _enforce_fact_capacity(ctx, conn, user_id, kind)
-        segments.mark_analysed(conn, user_id, ids)
+        pages_db.mark_analysed(conn, user_id, ids)
     tally.pages += len(ids)
 
 
@@ -142,7 +144,7 @@ def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: d
     it was said; a new fact may replace an older one on the same subject (kept as history)."""
     norm = normalise(fact["text"])
     said = float(fact["valid_from"])
-    known = persona_rows.facts_with_vectors(conn, user_id, kind)
+    known = facts_db.facts_with_vectors(conn, user_id, kind)
     same = next((k for k in known if k["norm"] == norm and fact_history.holds_at(k, said)), None)
     if same is None:
         same = next((k for k in known if fact_history.holds_at(k, said)
@@ -151,10 +153,10 @@ def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: d
     if same is not None:
         merged = sorted(set(same["sources"]) | set(fact["sources"]))
         start = min(said, same["valid_from"] if same["valid_from"] is not None else said)
-        persona_rows.merge_fact_sources(conn, user_id, same["id"], merged, now, start)
+        facts_db.merge_fact_sources(conn, user_id, same["id"], merged, now, start)
         tally.facts_merged += 1
         return
-    fact_id = persona_rows.insert_fact(conn, user_id, kind, fact["text"], norm,
+    fact_id = facts_db.insert_fact(conn, user_id, kind, fact["text"], norm,
                                        fact["sources"], now, said)
     ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
     tally.facts_added.append({"id": fact_id, "kind": kind, "text": fact["text"]})
@@ -164,7 +166,7 @@ def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: d
     else:  # by meaning: the facts of its attribute; else the closest on the same subject
         olders = _replaced_by_rule(ctx, current, fact["text"], vec)
     # said in the same turn: both hold; the user's own correction: analysis never replaces it
-    mine = correction_rows.user_fact_ids(conn, user_id) if olders else set()
+    mine = facts_db.user_fact_ids(conn, user_id) if olders else set()
     olders = [k for k in olders if k["valid_from"] is not None and k["valid_from"] != said
               and k["id"] not in mine]
     new = {"id": fact_id, "text": fact["text"], "valid_from": said}
@@ -173,7 +175,7 @@ def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: d
     if younger:
         pairs.append((new, min(younger, key=lambda k: float(k["valid_from"]))))
     for old, young in pairs:
-        persona_rows.supersede_fact(conn, user_id, old["id"], young["id"], young["valid_from"])
+        facts_db.supersede_fact(conn, user_id, old["id"], young["id"], young["valid_from"])
         tally.facts_superseded.append({"old": old["id"], "old_text": old["text"],
                                        "new": young["id"], "new_text": young["text"]})
 
@@ -196,7 +198,7 @@ def _related_facts(ctx: Context, user_id: str, page_ids: list[int]) -> list[dict
         for fact_id, score in ctx.index.search(user_id, "fact", vec, RELATED_PER_PAGE):
             if score >= RELATED_SCORE:
                 found[fact_id] = max(score, found.get(fact_id, score))
-    rows = state_rows.facts_by_id(ctx.store, user_id, list(found))
+    rows = facts_db.facts_by_id(ctx.store, user_id, list(found))
     best = sorted((i for i in found if i in rows and rows[i]["valid_until"] is None),
                   key=lambda i: -found[i])[:RELATED_FACTS]
     return [rows[i] for i in sorted(best)]
@@ -204,8 +206,8 @@ def _related_facts(ctx: Context, user_id: str, page_ids: list[int]) -> list[dict
 
 def _enforce_fact_capacity(ctx: Context, conn: Connection, user_id: str, kind: str) -> None:
     """Keep the best-supported current facts within capacity, and as many replaced ones."""
-    mine = correction_rows.user_fact_ids(conn, user_id)  # the user's corrections stay
-    support = [f for f in persona_rows.fact_support(conn, user_id, kind) if f[0] not in mine]
+    mine = facts_db.user_fact_ids(conn, user_id)  # the user's corrections stay
+    support = [f for f in facts_db.fact_support(conn, user_id, kind) if f[0] not in mine]
     gone: list[int] = []
     for history in (False, True):
         rows = [f for f in support if (f[3] is not None) == history]
@@ -214,7 +216,7 @@ def _enforce_fact_capacity(ctx: Context, conn: Connection, user_id: str, kind: s
             rows.sort(key=lambda f: (f[3] or 0.0, f[1], f[2], f[0]) if history
                       else (f[1], f[2], f[0]))
             gone += [f[0] for f in rows[:extra]]
-    persona_rows.delete_facts(conn, user_id, gone)
+    facts_db.delete_facts(conn, user_id, gone)
 
 
 def extractive_facts(chunk: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -17,9 +17,12 @@ from collections import defaultdict
 from typing import Any, TypedDict
 
 from ..llm.base import Embedder
-from ..storage import cleanup_rows, persona_rows
+from ..storage import every_table
 from ..storage.base import BaseStore
 from ..storage.db import Connection
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import facts as facts_db
+from ..storage.tables import store_meta as store_meta_db
 from .app_text import copies_user, is_app_text, without_evidence
 
 VERSION = "1"  # bump to run a changed cleanup again on every store
@@ -73,10 +76,10 @@ def clean_app_text(store: BaseStore, embedder: Embedder) -> Cleaned | None:
     """Run the cleanup once per store (None when it ran already); a new store is only marked.
     One transaction: another process opening the store waits, then finds it done."""
     with store.transaction(lock="app-text-cleanup") as conn:
-        if cleanup_rows.done(conn) == VERSION:
+        if store_meta_db.cleanup_done(conn) == VERSION:
             return None
-        changed = {} if cleanup_rows.is_new_store(conn) else clean_rows(store, embedder, conn)
-        cleanup_rows.mark_done(conn, VERSION)
+        changed = {} if every_table.is_new_store(conn) else clean_rows(store, embedder, conn)
+        store_meta_db.mark_cleanup_done(conn, VERSION)
     return Cleaned(answers=sum(c["answers"] for c in changed.values()),
                    facts=sum(c["facts"] for c in changed.values()))
 
@@ -86,19 +89,19 @@ def clean_rows(store: BaseStore, embedder: Embedder, conn: Connection,
     """Clean one user's rows (or every user's) inside the caller's transaction; what changed
     per user, each said in their event log."""
     pages = [dict(p, new=without_evidence(p["assistant_text"]))
-             for p in cleanup_rows.pages_with_evidence(conn, user_id)]
+             for p in exchanges_db.pages_with_evidence(conn, user_id)]
     pages = [p for p in pages if p["new"] != p["assistant_text"]]
     # the page as admission embeds it, without the line
     vecs = list(embedder.embed([f"User: {p['user_text']}\nAssistant: {p['new']}"
                                 for p in pages])) if pages else []
-    facts = cleanup_rows.all_facts(conn, user_id)
-    said = cleanup_rows.user_texts(conn, [i for r in facts for i in json.loads(r["sources"])])
+    facts = facts_db.all_facts(conn, user_id)
+    said = exchanges_db.user_texts(conn, [i for r in facts for i in json.loads(r["sources"])])
     by_user: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in facts:
         by_user[str(r["user_id"])].append(r)
     changed: dict[str, Cleaned] = defaultdict(lambda: Cleaned(answers=0, facts=0))
     for page, vec in zip(pages, vecs, strict=True):
-        if cleanup_rows.set_answer(conn, page["user_id"], int(page["id"]),
+        if exchanges_db.set_answer(conn, page["user_id"], int(page["id"]),
                                    page["assistant_text"], page["new"]):
             store.put_vector(conn, page["user_id"], "page", int(page["id"]), vec)
             changed[page["user_id"]]["answers"] += 1
@@ -107,8 +110,8 @@ def clean_rows(store: BaseStore, embedder: Embedder, conn: Connection,
         if not doomed:
             continue
         for fid, (until, successor) in relinks(rows, doomed).items():
-            cleanup_rows.relink_fact(conn, owner, fid, until, successor)
-        persona_rows.delete_facts(conn, owner, sorted(doomed))
+            facts_db.relink_fact(conn, owner, fid, until, successor)
+        facts_db.delete_facts(conn, owner, sorted(doomed))
         changed[owner]["facts"] += len(doomed)
     for owner, counts in changed.items():  # each user's event log says what changed
         store.log_event(conn, owner, "cleanup", dict(counts, reason="the app's own text"))

@@ -13,7 +13,10 @@ import numpy as np
 from ..context import Context
 from ..errors import ModelError
 from ..llm.structured import call_structured
-from ..storage import exchanges, persona_rows, segments
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import pages as pages_db
+from ..storage.tables import segments as segments_db
+from ..storage.tables import user_state as user_state_db
 from ..text import first_sentences, jaccard, keywords, merge_keywords
 from . import grounding
 from .eviction import evict_overflow
@@ -43,7 +46,7 @@ class Plan:
 
 def pending_pages(ctx: Context, user_id: str, limit: int | None = None) -> list[dict[str, Any]]:
     """Pages in mid-term memory that no segment holds yet, oldest first."""
-    return segments.pending_pages(ctx.store, user_id, limit)
+    return pages_db.pending_pages(ctx.store, user_id, limit)
 
 
 def consolidate(
@@ -57,7 +60,7 @@ def consolidate(
     reports: list[BatchReport] = []
     batch_size = ctx.config.consolidation_batch
     if waiting is None:
-        waiting = segments.pending_count(ctx.store, user_id)
+        waiting = pages_db.pending_count(ctx.store, user_id)
     total = -(-waiting // batch_size) if force else waiting // batch_size
     if not total:
         return reports  # no batch to file (unless forced, only full ones): nothing to read
@@ -157,11 +160,11 @@ def extractive_plan(
 
 
 def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) -> BatchReport:
-    state = persona_rows.user_state(ctx.store, user_id)
+    state = user_state_db.user_state(ctx.store, user_id)
     overview = state["overview"] if state else ""
     previous = None
     if state and state["last_page_id"]:
-        previous = exchanges.exchange_row(ctx.store, user_id, state["last_page_id"])
+        previous = exchanges_db.exchange_row(ctx.store, user_id, state["last_page_id"])
     ids = [int(p["id"]) for p in batch]
     stored = ctx.index.vectors_of(user_id, "page", ids + ([previous["id"]] if previous else []))
     vectors = np.vstack([stored[i] for i in ids])
@@ -199,10 +202,10 @@ def _best_segment(
     """The existing segment a topic joins (score >= theta), or None."""
     best, best_score = None, -1.0
     for seg_id, cos in ctx.index.search(user_id, "segment", vec, ctx.config.top_segments):
-        seg = segments.segment(ctx.store, user_id, seg_id)
+        seg = segments_db.segment(ctx.store, user_id, seg_id)
         if seg is None:
             continue
-        size = segments.segment_size(ctx.store, user_id, seg_id)
+        size = pages_db.segment_size(ctx.store, user_id, seg_id)
         if size + len(topic.pages) > ctx.config.segment_max_pages:
             continue  # a full segment no longer takes pages: segments stay topics, not logs
         score = cos + jaccard(topic.keywords, json.loads(seg["keywords"]))
@@ -255,10 +258,10 @@ def _file_plan(
     filed_pages: list[int] = []
     filed: list[FiledSegment] = []
     with ctx.store.transaction(user_id) as conn:
-        still = segments.still_pending(conn, user_id, [p["id"] for p in batch])
+        still = pages_db.still_pending(conn, user_id, [p["id"] for p in batch])
         prev_id = previous["id"] if previous is not None and plan.continues else None
         if prev_id is not None and batch[0]["id"] in still:
-            segments.set_next_page(conn, user_id, prev_id, batch[0]["id"])
+            pages_db.set_next_page(conn, user_id, prev_id, batch[0]["id"])
         chain = [p for p in batch if p["id"] in still]
         topic_of = {batch[i]["id"]: n for n, t in enumerate(plan.topics) for i in t.pages}
         for i, page in enumerate(chain):
@@ -267,7 +270,7 @@ def _file_plan(
                 prev_id = None  # a topic split ends the dialogue chain
             if nxt is not None and topic_of.get(nxt) != topic_of.get(page["id"]):
                 nxt = None
-            segments.link_page(conn, user_id, page["id"], prev_id, nxt, plan.overview,
+            pages_db.link_page(conn, user_id, page["id"], prev_id, nxt, plan.overview,
                                keywords(page["user_text"] + " " + page["assistant_text"], 8))
             prev_id = page["id"]
         for topic, seg, summary, kws, vec, score in targets:
@@ -275,19 +278,19 @@ def _file_plan(
             if not owned:
                 continue
             if seg is None:
-                seg_id = segments.create_segment(conn, user_id, summary, kws, len(owned), now)
+                seg_id = segments_db.create_segment(conn, user_id, summary, kws, len(owned), now)
             else:
                 seg_id = int(seg["id"])
-                segments.grow_segment(conn, user_id, seg_id, summary, kws, len(owned), now)
+                segments_db.grow_segment(conn, user_id, seg_id, summary, kws, len(owned), now)
             ctx.store.put_vector(conn, user_id, "segment", seg_id, vec)
-            segments.assign_pages(conn, user_id, seg_id, owned)
+            pages_db.assign_pages(conn, user_id, seg_id, owned)
             filed_pages.extend(owned)
             filed.append({"id": seg_id, "joined": seg is not None, "score": round(score, 4),
                           "pages": owned, "summary": summary})
         report: BatchReport = {"mode": plan.mode, "fallback": fallback, "notes": plan.notes,
                                "pages": filed_pages, "segments": filed}
         if chain:
-            persona_rows.save_overview(conn, user_id, plan.overview, chain[-1]["id"], now)
+            user_state_db.save_overview(conn, user_id, plan.overview, chain[-1]["id"], now)
             ctx.store.log_event(conn, user_id, "consolidation", cast(dict[str, Any], report))
         evicted = evict_overflow(ctx, conn, user_id, now)
     return {**report, "evicted": evicted}  # the event logs the batch; the report adds eviction

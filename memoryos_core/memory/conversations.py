@@ -12,9 +12,9 @@ import numpy as np
 from ..context import Context
 from ..errors import InvalidInput
 from ..storage import BaseStore
-from ..storage import conversation_rows as conv_db
-from ..storage import exchanges as rows_db
 from ..storage.db import Connection
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import traces as traces_db
 from .admission import NewExchange
 
 NO_LONGER_SHORT = ("exchange {id} has left short-term memory (it is a mid-term page now), so it"
@@ -25,7 +25,7 @@ def new_conversation(ctx: Context, user_id: str) -> list[int]:
     """End the current conversation: its short-term exchanges become pending mid-term pages
     (the overflow path, as if the queue had filled); the next exchange starts a new one."""
     with ctx.store.transaction(user_id) as conn:
-        moved = rows_db.overflow_to_mid_term(conn, user_id, 0, time.time())
+        moved = exchanges_db.overflow_to_mid_term(conn, user_id, 0, time.time())
         ctx.store.log_event(conn, user_id, "new conversation", {"moved_to_mid_term": moved})
     return moved
 
@@ -43,7 +43,7 @@ def replace(conn: Connection, store: BaseStore, user_id: str, exchange_id: int,
             new: NewExchange, vector: np.ndarray, trace: dict[str, Any]) -> None:
     """Give a short-term exchange new texts, vector, keyword entry and trace, inside the
     caller's transaction; the answers it had stay in trace["previous_answers"]."""
-    old = conv_db.short_term_texts(conn, user_id, exchange_id)
+    old = exchanges_db.short_term_texts(conn, user_id, exchange_id)
     if old is None:  # it moved on since the prompt was read (an import, a New chat)
         raise InvalidInput(NO_LONGER_SHORT.format(id=exchange_id))
     before = json.loads(old["trace"]) if old["trace"] else {}
@@ -51,7 +51,7 @@ def replace(conn: Connection, store: BaseStore, user_id: str, exchange_id: int,
     how = "regenerated" if old["user_text"] == new.user_text else "edited"
     kept.append({"user": old["user_text"], "answer": old["assistant_text"],
                  "model": before.get("model"), "how": how, "replaced_at": time.time()})
-    conv_db.replace_texts(conn, user_id, exchange_id, new.user_text, new.assistant_text, new.key)
+    exchanges_db.replace_texts(conn, user_id, exchange_id, new.user_text, new.assistant_text, new.key)
     store.put_vector(conn, user_id, "page", exchange_id, vector)  # not new: the old one goes
-    conv_db.put_trace(conn, user_id, exchange_id, time.time(),
+    traces_db.put_trace(conn, user_id, exchange_id, time.time(),
                       json.dumps({**trace, "previous_answers": kept}, ensure_ascii=False))

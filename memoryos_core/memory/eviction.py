@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 from ..context import Context
-from ..storage import persona_rows, segments
 from ..storage.db import Connection
+from ..storage.tables import facts as facts_db
+from ..storage.tables import pages as pages_db
+from ..storage.tables import profile as profile_db
+from ..storage.tables import segments as segments_db
 from .heat import heat_terms
 from .reports import Evicted
 
@@ -15,17 +18,17 @@ def evict_overflow(
     ctx: Context, conn: Connection, user_id: str, now: float
 ) -> list[Evicted]:
     """Evict the coldest segments beyond capacity inside the caller's transaction."""
-    rows = segments.user_segments(conn, user_id)
+    rows = segments_db.user_segments(conn, user_id)
     excess = len(rows) - ctx.config.mid_term_capacity
     if excess <= 0:
         return []
     rows.sort(key=lambda s: (heat_terms(s, ctx.config, now)["heat"], s["id"]))
     evicted: list[Evicted] = []
     for seg in rows[:excess]:
-        pages = segments.segment_pages(conn, user_id, seg["id"])
+        pages = pages_db.segment_pages(conn, user_id, seg["id"])
         segment = {"id": seg["id"], "summary": seg["summary"],
                    "keywords": json.loads(seg["keywords"]), **heat_terms(seg, ctx.config, now)}
-        segments.delete_segment(conn, user_id, seg["id"])  # pages cascade
+        segments_db.delete_segment(conn, user_id, seg["id"])  # pages cascade
         dropped = _drop_evidence(conn, user_id, {p["id"] for p in pages})
         ctx.store.log_event(conn, user_id, "eviction",
                             {"segment": segment, "pages": pages, "evidence_dropped": dropped})
@@ -42,15 +45,15 @@ def _drop_evidence(conn: Connection, user_id: str, gone: set[int]) -> int:
     if not gone:
         return 0
     changed = 0
-    for fact_id, ids in persona_rows.fact_sources(conn, user_id):
+    for fact_id, ids in facts_db.fact_sources(conn, user_id):
         kept = [i for i in ids if i not in gone]
         if len(kept) != len(ids):
-            persona_rows.set_fact_sources(conn, user_id, fact_id, kept)
+            facts_db.set_fact_sources(conn, user_id, fact_id, kept)
             changed += 1
-    for dimension, ids, said in persona_rows.profile_evidence(conn, user_id):
+    for dimension, ids, said in profile_db.profile_evidence(conn, user_id):
         kept = [i for i in ids if i not in gone]
         if len(kept) != len(ids):  # a signal keeps its sentence and loses its link
             unlinked = [dict(s, page=None) if s.get("page") in gone else s for s in said]
-            persona_rows.set_profile_evidence(conn, user_id, dimension, kept, unlinked)
+            profile_db.set_profile_evidence(conn, user_id, dimension, kept, unlinked)
             changed += 1
     return changed

@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 from ..config import EngineConfig
-from ..storage import segments
 from ..storage.db import Connection
+from ..storage.tables import segments as segments_db
 
 
 def heat_terms(segment: dict[str, Any], config: EngineConfig, now: float) -> dict[str, float]:
@@ -27,4 +27,4 @@ def record_visits(
     conn: Connection, user_id: str, segment_ids: list[int], now: float
 ) -> None:
     """Count one visit (N_visit + 1, recency reset) for segments an answer used."""
-    segments.count_visits(conn, user_id, segment_ids, now)
+    segments_db.count_visits(conn, user_id, segment_ids, now)

@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from ..context import Context
-from ..storage import exchanges as rows_db
-from ..storage import persona_rows, state_rows
 from ..storage.db import Connection
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import profile as profile_db
 from . import signals
 from .persona import DIMENSIONS
 from .reports import AnalysisTally
@@ -22,11 +22,11 @@ PROMPT_DIMENSIONS = 16  # dimensions with their evidence in one profile prompt, 
 def earlier_evidence(ctx: Context, user_id: str) -> list[dict[str, Any]]:
     """The stored dimensions as the profile prompt shows them: level, how many pages back it,
     and its newest evidence (its signals' sentences, else the user's side of its pages)."""
-    rows = sorted(state_rows.profile_rows(ctx.store, user_id),
+    rows = sorted(profile_db.profile_rows(ctx.store, user_id),
                   key=lambda r: -float(r["updated_at"]))[:PROMPT_DIMENSIONS]
     parsed = [(r, json.loads(r["evidence"]), json.loads(r["signals"])) for r in rows]
     want = sorted({i for _, ev, sig in parsed if not sig for i in ev[-EVIDENCE_QUOTES:]})
-    pages = rows_db.exchanges_by_id(ctx.store, user_id, want) if want else {}
+    pages = exchanges_db.exchanges_by_id(ctx.store, user_id, want) if want else {}
     out = []
     for row, evidence, sigs in parsed:
         quotes = ([s["text"] for s in sigs[-EVIDENCE_QUOTES:]] if sigs else
@@ -50,7 +50,7 @@ def store(conn: Connection, user_id: str, dims: list[dict[str, Any]], now: float
     replaces the level (it was given the earlier evidence); signals never set one."""
     for dim in dims:
         name = dim["dimension"]
-        old = persona_rows.profile_entry(conn, user_id, name)
+        old = profile_db.profile_entry(conn, user_id, name)
         if old is not None and old.get("by_user"):
             continue  # the user's own correction: analysis never overwrites it
         new_signals = dim.get("signals", [])
@@ -60,7 +60,7 @@ def store(conn: Connection, user_id: str, dims: list[dict[str, Any]], now: float
             level, reason = dim["level"], dim["reason"]
         else:
             level, reason = (old["level"], old["reason"]) if old else (None, "")
-        persona_rows.save_profile_entry(conn, user_id, name, dim["family"], level, reason,
+        profile_db.save_profile_entry(conn, user_id, name, dim["family"], level, reason,
                                         evidence, kept, now)
         if "level" in dim and (old is None or old["level"] != level):
             tally.profile_changes.append(

@@ -8,8 +8,13 @@ from typing import Any, NotRequired, TypedDict
 
 from ..context import Context
 from ..errors import NotFound
-from ..storage import exchanges as rows_db
-from ..storage import persona_rows, state_rows
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import facts as facts_db
+from ..storage.tables import notes as notes_db
+from ..storage.tables import pages as pages_db
+from ..storage.tables import profile as profile_db
+from ..storage.tables import segments as segments_db
+from ..storage.tables import user_state as user_state_db
 from . import fact_history, signals
 from .consolidation import pending_pages
 from .heat import heat_terms
@@ -180,9 +185,9 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
     exact: list[tuple[float, SegmentView]] = []
     pages_by_segment: dict[int, list[PageView]] = {}
     if with_pages:
-        for row in rows_db.filed_page_rows(ctx.store, user_id, segment_id):
+        for row in pages_db.filed_page_rows(ctx.store, user_id, segment_id):
             pages_by_segment.setdefault(row["segment_id"], []).append(page_view(row))
-    for seg in state_rows.segment_rows_with_counts(ctx.store, user_id, segment_id):
+    for seg in segments_db.segment_rows_with_counts(ctx.store, user_id, segment_id):
         terms = heat_terms(seg, ctx.config, now)
         view: SegmentView = {
             "id": seg["id"], "summary": seg["summary"], "keywords": json.loads(seg["keywords"]),
@@ -211,21 +216,21 @@ def fact_view(row: dict[str, Any]) -> FactView:
 
 def fact_views(ctx: Context, user_id: str, kind: str) -> list[FactView]:
     """One fact list with sources, replaced facts included."""
-    return [fact_view(r) for r in state_rows.fact_rows(ctx.store, user_id, kind)]
+    return [fact_view(r) for r in facts_db.fact_rows(ctx.store, user_id, kind)]
 
 
 def fact_timelines(ctx: Context, user_id: str, kind: str) -> list[FactTimeline]:
     """One fact list as it holds now, each fact with `history`: the values it replaced,
     newest first, each with its dates."""
     return [FactTimeline(**fact_view(t["fact"]), history=[fact_view(h) for h in t["history"]])
-            for t in fact_history.timeline(state_rows.fact_rows(ctx.store, user_id, kind))]
+            for t in fact_history.timeline(facts_db.fact_rows(ctx.store, user_id, kind))]
 
 
 def profile_rows(ctx: Context, user_id: str) -> list[ProfileView]:
     """Stored profile dimensions: a model's level and reason, or (level None) the signals
     without a model, the user's sentences with their pages; `summary` says which, with counts."""
     out: list[ProfileView] = []
-    for r in state_rows.profile_rows(ctx.store, user_id):
+    for r in profile_db.profile_rows(ctx.store, user_id):
         evidence, found = json.loads(r["evidence"]), json.loads(r["signals"])
         out.append({"dimension": r["dimension"], "family": r["family"], "level": r["level"],
                     "reason": r["reason"], "evidence": evidence, "signals": found,
@@ -245,7 +250,7 @@ def build_profile(ctx: Context, user_id: str) -> Profile:
         items = sorted((r for r in rows if r["family"] == family),
                        key=lambda r: order.get(r["dimension"], 999))
         families.append({"family": family, "dimensions": items})
-    notes = state_rows.note_rows(ctx.store, user_id)
+    notes = notes_db.note_rows(ctx.store, user_id)
     return {"families": families, "count": len(rows), "notes": notes,
             "levels": sum(1 for r in rows if r["level"]),
             "signal_dimensions": sum(1 for r in rows if not r["level"]),
@@ -257,10 +262,10 @@ def build_profile(ctx: Context, user_id: str) -> Profile:
 def build_state(ctx: Context, user_id: str) -> State:
     """The whole memory of a user: short-term, mid-term, long-term, pending work."""
     cfg = ctx.config
-    short = [page_view(r) for r in rows_db.short_term_rows(ctx.store, user_id)]
+    short = [page_view(r) for r in exchanges_db.short_term_rows(ctx.store, user_id)]
     pending = [page_view(r) for r in pending_pages(ctx, user_id)]
     segments = segment_views(ctx, user_id)
-    user_state = persona_rows.user_state(ctx.store, user_id)
+    user_state = user_state_db.user_state(ctx.store, user_id)
     pages_total = sum(len(s["pages"]) for s in segments) + len(pending)
     return {
         "user_id": user_id,
@@ -297,7 +302,7 @@ def one_segment(ctx: Context, user_id: str, segment_id: int) -> SegmentView:
 
 def one_page(ctx: Context, user_id: str, page_id: int) -> PageDetail:
     """One exchange or page of this user, with the facts and profile rows it supports."""
-    row = rows_db.exchange_row(ctx.store, user_id, page_id)
+    row = exchanges_db.exchange_row(ctx.store, user_id, page_id)
     if row is None:
         raise NotFound(f"no page {page_id}")
     facts = [PageFact(**f, kind=kind) for kind in ("user", "assistant")
@@ -308,5 +313,5 @@ def one_page(ctx: Context, user_id: str, page_id: int) -> PageDetail:
 
 def recent_exchanges(ctx: Context, user_id: str, limit: int = 50) -> list[PageView]:
     """The newest exchanges of any tier, oldest first: the chat history."""
-    rows = rows_db.recent_exchange_rows(ctx.store, user_id, limit)
+    rows = exchanges_db.recent_exchange_rows(ctx.store, user_id, limit)
     return [page_view(r) for r in reversed(rows)]

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import MemoryOSError, NotFound
 from ..storage import BaseStore
-from ..storage import jobs_rows as rows
+from ..storage.tables import jobs as jobs_db
 
 Progress = Callable[[int, int, str], None]
 Handler = Callable[[str, dict[str, Any], Progress], Any]
@@ -76,65 +76,65 @@ class Jobs:
         """Queue a job and wake a local worker; with `coalesce`, a queued one of the kind is reused."""
         job_id = uuid.uuid4().hex
         with self.store.transaction(user_id) as conn:
-            waiting = rows.queued_job(conn, user_id, kind) if coalesce else None
+            waiting = jobs_db.queued_job(conn, user_id, kind) if coalesce else None
             if waiting is not None:
                 return waiting
-            rows.insert_job(conn, job_id, user_id, kind, payload or {})
+            jobs_db.insert_job(conn, job_id, user_id, kind, payload or {})
         self.wake.set()
         return job_id
 
     def get(self, user_id: str, job_id: str) -> dict[str, Any]:
         """One job of this user (NotFound for another user's job)."""
-        job = rows.get_job(self.store, user_id, job_id)
+        job = jobs_db.get_job(self.store, user_id, job_id)
         if job is None:
             raise NotFound("no such job")
         return job
 
     def latest(self, user_id: str, kind: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
         """The user's newest jobs, optionally of one kind."""
-        return rows.latest_jobs(self.store, user_id, kind, limit)
+        return jobs_db.latest_jobs(self.store, user_id, kind, limit)
 
     def latest_fields(self, user_id: str, kind: str, limit: int,
                       paths: dict[str, str]) -> list[dict[str, Any]]:
         """The user's newest jobs of a kind with only some fields of their results."""
-        return rows.latest_job_fields(self.store, user_id, kind, limit, paths)
+        return jobs_db.latest_job_fields(self.store, user_id, kind, limit, paths)
 
     def active_counts(self) -> list[tuple[str, str, int]]:
         """(kind, status, count) of every user's queued and running jobs (for metrics)."""
-        return rows.active_counts(self.store)
+        return jobs_db.active_counts(self.store)
 
     def progress(self, job_id: str, done: int, total: int, phase: str) -> None:
         """Record progress of a running job (also its heartbeat); JobCancelled when the job was
         cancelled or deleted meanwhile, so the handler stops there."""
-        if not rows.set_progress(self.store, job_id, done, total, phase):
+        if not jobs_db.set_progress(self.store, job_id, done, total, phase):
             raise JobCancelled(CANCELLED)
 
     def cancel(self, user_id: str, job_id: str) -> bool:
         """Cancel one of the user's jobs (NotFound for another user's); False when it had
         already ended. Its handler stops at its next progress report."""
         self.get(user_id, job_id)
-        return rows.cancel_job(self.store, user_id, job_id, CANCELLED)
+        return jobs_db.cancel_job(self.store, user_id, job_id, CANCELLED)
 
     def delete(self, user_id: str, job_id: str) -> None:
         """Forget one of the user's jobs (NotFound for another user's); a running one stops."""
         self.get(user_id, job_id)
-        rows.cancel_job(self.store, user_id, job_id, CANCELLED)
-        rows.delete_job(self.store, job_id)
+        jobs_db.cancel_job(self.store, user_id, job_id, CANCELLED)
+        jobs_db.delete_job(self.store, job_id)
 
     def create(self, user_id: str, kind: str) -> str:
         """A queued job row that no handler will run (progress is reported by the caller)."""
         job_id = uuid.uuid4().hex
         with self.store.transaction(user_id) as conn:
-            rows.insert_job(conn, job_id, user_id, kind, {}, worker=rows.EXTERNAL)
+            jobs_db.insert_job(conn, job_id, user_id, kind, {}, worker=jobs_db.EXTERNAL)
         return job_id
 
     def finish(self, job_id: str, result: Any) -> None:
         """Mark a job done with its JSON-serialisable result."""
-        rows.finish_job(self.store, job_id, result)
+        jobs_db.finish_job(self.store, job_id, result)
 
     def fail(self, job_id: str, error: str) -> None:
         """Mark a job failed with a message for the user."""
-        rows.fail_job(self.store, job_id, error)
+        jobs_db.fail_job(self.store, job_id, error)
 
 
 UNITS = {"embedding": "exchanges", "reading": "KB", "consolidation": "batches", "analysis": "steps"}

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import MemoryOSError
 from ..storage import erasure
-from ..storage import jobs_rows as rows
+from ..storage.tables import jobs as jobs_db
 from .jobs import INTERNAL_ERROR, MAX_ATTEMPTS, JobCancelled, Jobs
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class JobWorkers:
         """Claim and run one job of a registered kind; False when none was waiting."""
         jobs = self.jobs
         stale_before = time.time() - jobs.stale_seconds
-        job = rows.claim_next(jobs.store, jobs.kinds(), jobs.worker_id, stale_before)
+        job = jobs_db.claim_next(jobs.store, jobs.kinds(), jobs.worker_id, stale_before)
         if job is None:
             return False
         if int(job["attempts"]) > MAX_ATTEMPTS:
@@ -60,7 +60,7 @@ class JobWorkers:
             try:
                 while not beating.wait(max(0.5, jobs.stale_seconds / 4)):
                     try:
-                        if not rows.heartbeat(jobs.store, job_id, jobs.worker_id):
+                        if not jobs_db.heartbeat(jobs.store, job_id, jobs.worker_id):
                             return
                     except Exception:  # a missed beat only risks a takeover; never stop the job
                         log.warning("job %s: heartbeat failed", job_id[:8], exc_info=True)
@@ -76,7 +76,7 @@ class JobWorkers:
             if jobs.keeps(kind):
                 jobs.finish(job_id, result)
             else:
-                rows.delete_job(jobs.store, job_id)
+                jobs_db.delete_job(jobs.store, job_id)
         except JobCancelled:
             log.info("job %s (%s) stopped: cancelled", job_id[:8], kind)  # its row says so
         except MemoryOSError as exc:

@@ -1,11 +1,11 @@
 """Storage: every SQL statement of the engine, over SQLite + FAISS or PostgreSQL + pgvector.
 
-Module names: a module is named for the records it holds (`exchanges`, `segments`,
-`snapshots`); where an engine module already bears that name, its SQL takes `_rows`
-(`persona_rows` for memory/persona, `state_rows` for memory/state, `correction_rows` for
-control/corrections, `jobs_rows` for runtime/jobs, `reference_rows` for
-transfer/reference_import, `vector_rows` beside the `vectors` index), so both import side by
-side; PostgreSQL-only modules start with `pg_` (`postgres` is its store).
+Module names: each table's SQL, for both dialects, is one module of `tables/` named for it
+(`tables/exchanges.py`, `tables/segments.py`, `tables/facts.py`, ...; the exchanges table's
+mid-term tier is `tables/pages.py`); statements over every table at once are
+`every_table.py`; the indexes are `search.py` (keywords) and `vectors.py`; PostgreSQL-only
+modules start with `pg_` (`postgres` is its store). Only the memory layers (memory, answer,
+transfer, control, runtime) import a table module; hosts open a store here and call the engine.
 """
 
 from __future__ import annotations

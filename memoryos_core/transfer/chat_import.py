@@ -15,8 +15,9 @@ from typing import Any
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
 from ..memory.admission import NewExchange, admit, check_exchange
-from ..storage import conversation_rows, lookup, reference_rows
-from ..storage import exchanges as rows_db
+from ..storage import every_table
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import facts as facts_db
 from ..text import normalise
 from . import chat_logs, chat_trees, saved_memories, versions
 from .chat_common import Bad, Conversation, exchanges
@@ -179,7 +180,7 @@ def _new_facts(ctx: Context, user_id: str | None, rec: Recognised) -> tuple[list
             raise
         raise ImportFormatError(f"the saved memories of this {rec.label} have a field of an"
                                 f" unexpected type ({type(exc).__name__})") from None
-    norms = reference_rows.known_fact_norms(ctx.store, user_id) if user_id else set()
+    norms = facts_db.known_fact_norms(ctx.store, user_id) if user_id else set()
     fresh = {}
     for fact in facts:
         key = (fact.kind, normalise(fact.text))
@@ -191,7 +192,7 @@ def _new_facts(ctx: Context, user_id: str | None, rec: Recognised) -> tuple[list
 def preview(ctx: Context, user_id: str, rec: Recognised, limit: int = SAMPLE) -> dict[str, Any]:
     """What importing the export would add, read through once, writing nothing."""
     tally = Tally()
-    known = rows_db.content_keys(ctx.store, user_id)
+    known = exchanges_db.content_keys(ctx.store, user_id)
     to_import = 0
     for conv, fresh, _ in _read(ctx, rec, tally, known, [0]):
         to_import += len(fresh)
@@ -217,13 +218,13 @@ def run(ctx: Context, user_id: str, rec: Recognised, progress: Progress | None =
         ) -> dict[str, Any]:
     """Import the export: conversations in batches of whole ones, saved memories as facts."""
     tally = Tally()
-    known = rows_db.content_keys(ctx.store, user_id)
+    known = exchanges_db.content_keys(ctx.store, user_id)
     size = max(1, rec.container.size + sum(rec.container.with_member(m).size
                                            for m in rec.batches))
     seen = [0]
     ids: list[int] = []
     saved: list[int | None] = [None]
-    held = lookup.holds_memory(ctx.store, user_id)
+    held = every_table.holds_memory(ctx.store, user_id)
     batch: list[tuple[Conversation, list[NewExchange], bool]] = []
 
     def snapshot_once() -> None:
@@ -239,7 +240,7 @@ def run(ctx: Context, user_id: str, rec: Recognised, progress: Progress | None =
             step = iter(zip(pending, vectors, strict=True))
             for conv, fresh, before in batch:
                 # a conversation partly imported before (a newer export) continues there
-                target: int | str = (before and conversation_rows.by_source(
+                target: int | str = (before and exchanges_db.conversation_by_source(
                     ctx.store, user_id, _source(rec.format, conv))) or "new"
                 for _ in fresh:
                     (_, new), vec = next(step)
@@ -268,7 +269,7 @@ def run(ctx: Context, user_id: str, rec: Recognised, progress: Progress | None =
         with ctx.store.transaction(user_id) as conn:
             snapshot_once()
             for fact, vec in zip(facts, vectors, strict=True):
-                fact_id = reference_rows.insert_imported_fact(
+                fact_id = facts_db.insert_imported_fact(
                     conn, user_id, fact.kind, fact.text, normalise(fact.text), fact.ts or now,
                     now, origin=fact.origin)
                 ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)

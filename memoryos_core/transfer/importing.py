@@ -15,8 +15,8 @@ from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
 from ..memory.admission import NewExchange, admit, check_exchange
 from ..memory.reports import AnalysisReport
-from ..storage import exchanges as rows_db
-from ..storage import lookup
+from ..storage import every_table
+from ..storage.tables import exchanges as exchanges_db
 from . import chat_import, importers, versions
 from .fitting import fit_text
 from .longmemeval import parse_longmemeval
@@ -151,7 +151,7 @@ def prepare(
                                 " unexpected type") from None
     known = set()
     if user_id is not None:
-        known = rows_db.content_keys(ctx.store, user_id)
+        known = exchanges_db.content_keys(ctx.store, user_id)
     base = time.time()
     limit = ctx.config.max_text_chars
     ready: list[tuple[NewExchange, importers.Item]] = []
@@ -294,7 +294,7 @@ def import_dialogue(
     with ctx.store.transaction(user_id) as conn:
         # the memory before, as a version to restore: an import can be undone (into an empty
         # memory it is undone by clear, so no empty version is kept)
-        if ready and lookup.holds_memory(ctx.store, user_id):
+        if ready and every_table.holds_memory(ctx.store, user_id):
             saved = versions.snapshot(ctx, user_id, f"before import ({plan['format']},"
                                       f" {total} exchanges)")["version"]
         for (new, item), vec in zip(ready, vectors, strict=True):

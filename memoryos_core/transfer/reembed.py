@@ -12,8 +12,13 @@ import numpy as np
 from ..errors import InvalidInput
 from ..llm.base import Embedder
 from ..llm.embedder import DEFAULT_MODEL
-from ..storage import snapshots, vector_cache, vector_rows
+from ..storage import vector_cache
 from ..storage.base import BaseStore
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import facts as facts_db
+from ..storage.tables import segments as segments_db
+from ..storage.tables import snapshots as snapshots_db
+from ..storage.tables import store_meta as store_meta_db
 from .versions import _b64
 
 Progress = Callable[[int, int, str], None]
@@ -26,7 +31,7 @@ class EmbeddingModelMismatch(InvalidInput):
 
 def recorded_model(store: BaseStore) -> dict[str, Any] | None:
     """{'name', 'dim'} recorded in the store, or None for a store that never recorded one."""
-    rows = vector_rows.embedding_meta(store)
+    rows = store_meta_db.embedding_meta(store)
     if "embedding_model" not in rows:
         return None
     return {"name": rows["embedding_model"], "dim": int(rows.get("embedding_dim") or 0)}
@@ -37,10 +42,10 @@ def check_model(store: BaseStore, embedder: Embedder) -> None:
     found = recorded_model(store)
     if found is None:
         with store.transaction() as conn:
-            has_vectors = vector_rows.has_vectors(conn)
+            has_vectors = store_meta_db.has_vectors(conn)
             # Stores older than the record were all made with the default MiniLM.
             name, dim = (DEFAULT_MODEL, 384) if has_vectors else (embedder.name, embedder.dim)
-            vector_rows.record_embedding_model(conn, name, dim)
+            store_meta_db.record_embedding_model(conn, name, dim)
         found = {"name": name, "dim": dim}
     if found["name"] != embedder.name or found["dim"] != embedder.dim:
         raise EmbeddingModelMismatch(
@@ -78,15 +83,15 @@ def reembed(store: BaseStore, embedder: Embedder,
             progress: Progress | None = None) -> dict[str, Any]:
     """Re-embed every page, segment and fact of every user, and every stored version."""
     live: list[tuple[str, str, int, str]] = []
-    for r in vector_rows.all_page_rows(store):
+    for r in exchanges_db.all_page_rows(store):
         live.append(("page", r["user_id"], r["id"],
                      f"User: {r['user_text']}\nAssistant: {r['assistant_text']}"))
-    for r in vector_rows.all_segment_rows(store):
+    for r in segments_db.all_segment_rows(store):
         live.append(("segment", r["user_id"], r["id"],
                      f"{r['summary']} {' '.join(_kws(r['keywords']))}"))
-    for r in vector_rows.all_fact_rows(store):
+    for r in facts_db.all_fact_rows(store):
         live.append(("fact", r["user_id"], r["id"], r["text"]))
-    docs = snapshots.all_snapshot_documents(store)
+    docs = snapshots_db.all_snapshot_documents(store)
     doc_items = [(sid, item) for sid, doc in docs for item in _doc_texts(doc)]
     total = len(live) + len(doc_items)
     done = [0]
@@ -99,8 +104,8 @@ def reembed(store: BaseStore, embedder: Embedder,
             store.put_vector(conn, user_id, kind, item_id, vec)
         for sid, doc in docs:
             doc["embedder"] = embedder.name
-            snapshots.replace_snapshot_document(conn, sid, doc)
-        vector_rows.record_embedding_model(conn, embedder.name, embedder.dim)
+            snapshots_db.replace_snapshot_document(conn, sid, doc)
+        store_meta_db.record_embedding_model(conn, embedder.name, embedder.dim)
     data_dir = getattr(store, "data_dir", None)
     if data_dir is not None:  # SQLite: the vector cache files hold the old model's vectors
         vector_cache.drop_all(vector_cache.folder_of(data_dir))

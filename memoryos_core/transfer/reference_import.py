@@ -21,7 +21,11 @@ from typing import Any, TypedDict
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
 from ..memory.admission import NewExchange, admit, check_exchange
-from ..storage import exchanges, reference_rows, snapshots
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import facts as facts_db
+from ..storage.tables import notes as notes_db
+from ..storage.tables import pages as pages_db
+from ..storage.tables import segments as segments_db
 from ..text import normalise
 from ..timeframe import parse_ts
 from . import versions
@@ -276,8 +280,8 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
     """Import a planned folder in one transaction (after a snapshot); re-imports are skipped."""
     p = plan(ctx, files, ref_user, assistant)
     found = p.counts()
-    known = exchanges.content_keys(ctx.store, user_id)
-    norms = reference_rows.known_fact_norms(ctx.store, user_id)
+    known = exchanges_db.content_keys(ctx.store, user_id)
+    norms = facts_db.known_fact_norms(ctx.store, user_id)
     skipped: list[dict[str, str]] = []
     for seg in p.segments:
         fresh = [pg for pg in seg["pages"] if pg["exchange"].key not in known]
@@ -309,14 +313,14 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
         links: list[tuple[int, Any, Any]] = []
         for seg, svec, pvecs in zip(segments, seg_vecs, page_vecs, strict=True):
             analysed = all(pg["analysed"] for pg in seg["pages"])
-            seg_id = reference_rows.insert_imported_segment(
+            seg_id = segments_db.insert_imported_segment(
                 conn, user_id, seg["summary"], seg["keywords"], seg["n_visit"],
                 seg["l_interaction"], seg["last_visit"], seg["created_at"], now,
                 now if analysed else None)
             ctx.store.put_vector(conn, user_id, "segment", seg_id, svec)
             for pg, vec in zip(seg["pages"], pvecs, strict=True):
                 ex: NewExchange = pg["exchange"]
-                page_id = reference_rows.insert_imported_page(
+                page_id = pages_db.insert_imported_page(
                     conn, user_id, ex.user_text, ex.assistant_text, ex.ts, seg_id,
                     pg["overview"], pg["keywords"], pg["analysed"], ex.source, ex.key, now)
                 ctx.store.put_vector(conn, user_id, "page", page_id, vec)
@@ -324,18 +328,18 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
                     refs[pg["ref"]] = page_id
                 links.append((page_id, pg["prev"], pg["next"]))
         for page_id, prev, nxt in links:
-            snapshots.set_chain_links(conn, user_id, page_id,
+            pages_db.set_chain_links(conn, user_id, page_id,
                                       refs.get(prev) if isinstance(prev, str) else None,
                                       refs.get(nxt) if isinstance(nxt, str) else None)
         for ex, vec in zip(short, short_vecs, strict=True):
             admit(conn, ctx.store, ctx.config, user_id, ex, vec)
         for (kind, text, ts), vec in zip(facts, fact_vecs, strict=True):
-            fact_id = reference_rows.insert_imported_fact(conn, user_id, kind, text,
+            fact_id = facts_db.insert_imported_fact(conn, user_id, kind, text,
                                                           normalise(text), ts, now)
             ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
-        note = bool(p.profile) and not reference_rows.has_note(conn, user_id, p.profile)
+        note = bool(p.profile) and not notes_db.has_note(conn, user_id, p.profile)
         if note:
-            snapshots.insert_note(conn, user_id, "reference_profile", p.profile,
+            notes_db.insert_note(conn, user_id, "reference_profile", p.profile,
                                   f"users/{p.ref_user}", now)
         counts: FolderCounts = {"short_term": len(short), "segments": len(segments),
                   "pages": sum(len(s["pages"]) for s in segments),

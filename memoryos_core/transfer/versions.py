@@ -12,9 +12,17 @@ import numpy as np
 from ..context import Context
 from ..errors import ImportFormatError, NotFound
 from ..memory import cleanup
-from ..storage import snapshots as rows
+from ..storage import every_table
 from ..storage.db import Connection
-from ..storage.snapshots import EXCHANGE_COLUMNS, FACT_COLUMNS, PROFILE_COLUMNS, SEGMENT_COLUMNS
+from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import facts as facts_db
+from ..storage.tables import notes as notes_db
+from ..storage.tables import pages as pages_db
+from ..storage.tables import profile as profile_db
+from ..storage.tables import segments as segments_db
+from ..storage.tables import snapshots as snapshots_db
+from ..storage.tables import traces as traces_db
+from ..storage.tables import user_state as user_state_db
 
 EXPORT_FORMAT = "memoryos-export"
 EXPORT_VERSION = 1
@@ -100,7 +108,7 @@ def export_document(ctx: Context, user_id: str) -> ExportDocument:
     """The user's whole memory (rows, vectors, traces, chain state) as one JSON document,
     built whole: JSON-ready as it leaves the engine (vectors as base64 text, a trace as the
     text it was stored as)."""
-    memory = rows.memory_rows(ctx.store, user_id)
+    memory = every_table.memory_rows(ctx.store, user_id)
     with_vectors = {part: _with_vectors(ctx, kind, memory[part]) for kind, part in
                     (("page", "exchanges"), ("segment", "segments"), ("fact", "facts"))}
     return {
@@ -146,10 +154,10 @@ def snapshot(ctx: Context, user_id: str, label: str) -> Version:
     with ctx.store.transaction(user_id) as conn:
         doc = working_document(ctx, user_id)
         sizes = counts(doc)
-        version = rows.next_version(conn, user_id)
+        version = snapshots_db.next_version(conn, user_id)
         now = time.time()
-        rows.insert_snapshot(conn, user_id, version, label[:200], now, sizes, doc)
-        rows.prune_snapshots(conn, user_id, version - max(1, ctx.config.version_retention))
+        snapshots_db.insert_snapshot(conn, user_id, version, label[:200], now, sizes, doc)
+        snapshots_db.prune_snapshots(conn, user_id, version - max(1, ctx.config.version_retention))
         ctx.store.log_event(conn, user_id, "snapshot", {"version": version, "label": label})
     return {"version": version, "label": label, "created_at": now, "counts": sizes}
 
@@ -157,12 +165,12 @@ def snapshot(ctx: Context, user_id: str, label: str) -> Version:
 def list_versions(ctx: Context, user_id: str) -> list[Version]:
     """Versions newest first, without their documents."""
     return [{"version": r["version"], "label": r["label"], "created_at": r["created_at"],
-             "counts": r["counts"]} for r in rows.snapshot_list(ctx.store, user_id)]
+             "counts": r["counts"]} for r in snapshots_db.snapshot_list(ctx.store, user_id)]
 
 
 def load_version(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
     """The stored document of one version."""
-    doc = rows.snapshot_document(ctx.store, user_id, int(version))
+    doc = snapshots_db.snapshot_document(ctx.store, user_id, int(version))
     if doc is None:
         raise NotFound(f"version {version} does not exist")
     return doc
@@ -171,7 +179,7 @@ def load_version(ctx: Context, user_id: str, version: int) -> dict[str, Any]:
 def delete_version(ctx: Context, user_id: str, version: int) -> None:
     """Delete one version."""
     with ctx.store.transaction(user_id) as conn:
-        if not rows.delete_snapshot(conn, user_id, int(version)):
+        if not snapshots_db.delete_snapshot(conn, user_id, int(version)):
             raise NotFound(f"version {version} does not exist")
 
 
@@ -181,36 +189,36 @@ def load_document(
     """Write a memory document as the user's memory (ids kept, or remapped for another user)."""
     seg_map: dict[int, int] = {}
     for seg in doc["segments"]:
-        new_id = rows.insert_segment(conn, user_id, seg, keep_ids)
+        new_id = segments_db.restore_segment(conn, user_id, seg, keep_ids)
         seg_map[seg["id"]] = new_id
         if seg.get("vector"):
             ctx.store.put_vector(conn, user_id, "segment", new_id, _unb64(seg["vector"]))
     ex_map: dict[Any, int] = {}
     for ex in doc["exchanges"]:
         row = dict(ex, segment_id=seg_map.get(ex["segment_id"]) if ex["segment_id"] else None)
-        new_id = rows.insert_exchange(conn, user_id, row, keep_ids)
+        new_id = exchanges_db.restore_exchange(conn, user_id, row, keep_ids)
         ex_map[ex["id"]] = new_id
         if ex.get("vector"):
             ctx.store.put_vector(conn, user_id, "page", new_id, _unb64(ex["vector"]))
     if not keep_ids:  # chain links and conversations point at the new ids
         for old, new in ex_map.items():
             src = next(e for e in doc["exchanges"] if e["id"] == old)
-            rows.set_chain_links(conn, user_id, new, ex_map.get(src["prev_id"]),
+            pages_db.set_chain_links(conn, user_id, new, ex_map.get(src["prev_id"]),
                                  ex_map.get(src["next_id"]))
             if src.get("conversation_id") in ex_map:
-                rows.set_conversation(conn, user_id, new, ex_map[src["conversation_id"]])
+                exchanges_db.set_conversation(conn, user_id, new, ex_map[src["conversation_id"]])
     fact_map: dict[Any, int] = {}
     for fact in doc["facts"]:
         sources = (json.loads(fact["sources"]) if isinstance(fact["sources"], str)
                    else fact["sources"])
         sources = sources if keep_ids else [ex_map.get(s, s) for s in sources]
-        fact_id = rows.insert_fact(conn, user_id, dict(fact, sources=json.dumps(sources)), keep_ids)
+        fact_id = facts_db.restore_fact(conn, user_id, dict(fact, sources=json.dumps(sources)), keep_ids)
         fact_map[fact["id"]] = fact_id
         if fact.get("vector"):
             ctx.store.put_vector(conn, user_id, "fact", fact_id, _unb64(fact["vector"]))
     for fact in doc["facts"]:  # a replaced fact points at its successor, inserted by now
         if fact.get("superseded_by") in fact_map:
-            rows.set_fact_successor(conn, user_id, fact_map[fact["id"]],
+            facts_db.set_fact_successor(conn, user_id, fact_map[fact["id"]],
                                     fact_map[fact["superseded_by"]])
     for dim in doc["profile"]:
         evidence = (json.loads(dim["evidence"]) if isinstance(dim["evidence"], str)
@@ -220,19 +228,19 @@ def load_document(
         said = json.loads(said) if isinstance(said, str) else said
         said = said if keep_ids else [dict(s, page=ex_map.get(s["page"], s["page"]))
                                       for s in said]
-        rows.insert_profile_dimension(conn, user_id, dict(
+        profile_db.restore_profile_dimension(conn, user_id, dict(
             dim, evidence=json.dumps(evidence), signals=json.dumps(said, ensure_ascii=False)))
     st = doc.get("user_state") or {}
     last = st.get("last_page_id")
-    rows.insert_user_state(conn, user_id, st.get("overview") or "",
+    user_state_db.restore_user_state(conn, user_id, st.get("overview") or "",
                            last if keep_ids or last is None else ex_map.get(last), time.time())
     for note in doc.get("notes", []):  # absent in documents older than notes
-        rows.insert_note(conn, user_id, note["kind"], note["text"], note.get("source", ""),
+        notes_db.insert_note(conn, user_id, note["kind"], note["text"], note.get("source", ""),
                          note["created_at"])
     for tr in doc.get("traces", []):
         target = tr["exchange_id"] if keep_ids else ex_map.get(tr["exchange_id"])
         if target is not None:
-            rows.insert_trace(conn, user_id, target, tr["created_at"], tr["trace"])
+            traces_db.insert_trace(conn, user_id, target, tr["created_at"], tr["trace"])
 
 
 def restore(ctx: Context, user_id: str, version: int) -> Restored:
@@ -240,7 +248,7 @@ def restore(ctx: Context, user_id: str, version: int) -> Restored:
     doc = load_version(ctx, user_id, version)
     with ctx.store.transaction(user_id) as conn:  # snapshot and wipe: one transaction, no gap
         before = snapshot(ctx, user_id, f"before restore of version {version}")
-        rows.wipe_memory(conn, user_id)
+        every_table.wipe_memory(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=True)
         # a version of an earlier release may hold the app's text: cleaned as at opening
         cleanup.clean_rows(ctx.store, ctx.embedder, conn, user_id)
@@ -254,7 +262,7 @@ def clear(ctx: Context, user_id: str) -> Saved:
     """Snapshot "before clear", then empty the user's memory."""
     with ctx.store.transaction(user_id) as conn:  # snapshot and wipe: one transaction, no gap
         before = snapshot(ctx, user_id, "before clear")
-        rows.wipe_memory(conn, user_id)
+        every_table.wipe_memory(conn, user_id)
         ctx.store.log_event(conn, user_id, "clear", {"saved_as": before["version"]})
     ctx.index.forget(user_id)  # the vector cache files held the cleared vectors
     return {"saved_as": before["version"], "counts": before["counts"]}
@@ -265,7 +273,7 @@ def replace_with_export(ctx: Context, user_id: str, doc: dict[str, Any]) -> Save
     check_export(doc)
     with ctx.store.transaction(user_id) as conn:
         before = snapshot(ctx, user_id, "before import of an export")
-        rows.wipe_memory(conn, user_id)
+        every_table.wipe_memory(conn, user_id)
         load_document(ctx, conn, user_id, doc, keep_ids=False)
         ctx.store.log_event(conn, user_id, "import_export", {"saved_as": before["version"],
                                                             "counts": counts(doc)})
@@ -279,8 +287,8 @@ def check_export(doc: Any) -> None:
         raise ImportFormatError("not a memoryos export document (field 'format')")
     if doc.get("version") != EXPORT_VERSION:
         raise ImportFormatError(f"export version {doc.get('version')!r} is not supported")
-    required = {"exchanges": EXCHANGE_COLUMNS, "segments": SEGMENT_COLUMNS,
-                "facts": FACT_COLUMNS, "profile": PROFILE_COLUMNS}
+    required = {"exchanges": exchanges_db.EXCHANGE_COLUMNS, "segments": segments_db.SEGMENT_COLUMNS,
+                "facts": facts_db.FACT_COLUMNS, "profile": profile_db.PROFILE_COLUMNS}
     for key, columns in required.items():
         items = doc.get(key)
         if not isinstance(items, list):

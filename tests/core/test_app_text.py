@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from memoryos_core.memory import app_text, cleanup
-from memoryos_core.storage import cleanup_rows
+from memoryos_core.storage.tables import store_meta as store_meta_db
 
 DAY = 86400
 T0 = 1_793_000_000  # October 2026
@@ -136,7 +136,7 @@ def _old_store(engine):
                              (ids[successor], fid))
         conn.execute("UPDATE exchanges SET assistant_text = assistant_text || ? WHERE id = ?",
                      (EVIDENCE, pages["My cat Zorblax is grey."]))
-        conn.execute("DELETE FROM store_meta WHERE key = ?", (cleanup_rows.DONE_KEY,))
+        conn.execute("DELETE FROM store_meta WHERE key = ?", (store_meta_db.DONE_KEY,))
     return pages
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memoryos_core import InvalidInput
-from memoryos_core.storage import lookup
+from memoryos_core.storage.tables import exchanges as exchanges_db
 
 
 def rows(engine, user="u1"):
@@ -28,8 +28,8 @@ def test_chat_regenerate_replaces_the_answer_in_place(engine, chat_model):
     [previous] = trace["previous_answers"]  # type: ignore[typeddict-item]
     assert previous["answer"] == "First I say tea." and previous["how"] == "regenerated"
     # the keyword index holds the new words, not the old ones
-    assert lookup.keyword_pages(engine.store, "u1", ["coffee"], 5) == [first["exchange_id"]]
-    assert lookup.keyword_pages(engine.store, "u1", ["tea"], 5) == []
+    assert exchanges_db.keyword_pages(engine.store, "u1", ["coffee"], 5) == [first["exchange_id"]]
+    assert exchanges_db.keyword_pages(engine.store, "u1", ["tea"], 5) == []
     assert engine.short_term_fill("u1")["count"] == 1
     # the regenerated answer's prompt did not show the old answer as a recent turn
     assert "First I say tea." not in json.dumps(trace["prompt"])
@@ -82,7 +82,7 @@ def test_chat_temporary_reads_memory_and_writes_nothing(engine, chat_model):
     assert after["exchanges"] == before["exchanges"] and after["traces"] == before["traces"]
     assert engine.usage("u1") == usage and engine.events("u1") == events
     assert "zq-temp" not in json.dumps(after)
-    assert lookup.keyword_pages(engine.store, "u1", ["zq-temp-1"], 5) == []
+    assert exchanges_db.keyword_pages(engine.store, "u1", ["zq-temp-1"], 5) == []
 
 
 @pytest.mark.sqlite_only

@@ -196,20 +196,20 @@ def test_a_version_is_saved_before_every_dialogue_import(small):
 
 
 def test_erase_user_deletes_every_row_and_leaves_others_untouched(small, backend, tmp_path):
-    from memoryos_core.storage import erasure
+    from memoryos_core.storage import every_table
 
     _fill(small, user="u1")
     _fill(small, user="u2", secret=False)
     small.snapshot("u1", "kept")
     small.snapshot("u2", "kept")
-    rows_u2 = erasure.user_row_count(small.store, "u2")
+    rows_u2 = every_table.user_row_count(small.store, "u2")
     trace_u2 = small.retrieve("u2", "When is my marathon?")
-    assert erasure.user_row_count(small.store, "u1") > 0
+    assert every_table.user_row_count(small.store, "u1") > 0
 
     small.erase_user("u1")
-    assert erasure.user_row_count(small.store, "u1") == 0
+    assert every_table.user_row_count(small.store, "u1") == 0
     assert small.versions("u1") == [] and small.state("u1")["short_term"]["count"] == 0
-    assert erasure.user_row_count(small.store, "u2") == rows_u2
+    assert every_table.user_row_count(small.store, "u2") == rows_u2
     again = small.retrieve("u2", "When is my marathon?")
     assert [p["id"] for p in again["pages"]] == [p["id"] for p in trace_u2["pages"]]
     if backend == "sqlite":

@@ -10,7 +10,7 @@ import pytest
 from memoryos_core.errors import InvalidInput, NotFound
 from memoryos_core.runtime import JobWorkers
 from memoryos_core.runtime.jobs import MAX_ATTEMPTS, Jobs
-from memoryos_core.storage import jobs_rows
+from memoryos_core.storage.tables import jobs as jobs_db
 
 
 def wait(jobs: Jobs, user: str, job_id: str, timeout: float = 30.0) -> dict:
@@ -51,7 +51,7 @@ def test_a_job_whose_worker_went_silent_is_taken_over_and_finished(engine):
     dead = Jobs(engine.store, stale_seconds=0.5)  # stands for a process that is killed -9
     dead.register("work", handler)
     job_id = dead.submit("alice", "work", {"n": 7})
-    claimed = jobs_rows.claim_next(engine.store, ["work"], dead.worker_id, time.time() - 0.5)
+    claimed = jobs_db.claim_next(engine.store, ["work"], dead.worker_id, time.time() - 0.5)
     assert claimed is not None and claimed["id"] == job_id  # claimed, then the process died
     alive = Jobs(engine.store, stale_seconds=0.5)
     alive.register("work", handler)
@@ -68,7 +68,7 @@ def test_a_job_that_keeps_killing_its_worker_fails_with_a_message(engine):
     jobs.register("crash", lambda user, payload, progress: None)
     job_id = jobs.submit("alice", "crash")
     for _ in range(MAX_ATTEMPTS):
-        jobs_rows.claim_next(engine.store, ["crash"], "gone", time.time() - 0.01)
+        jobs_db.claim_next(engine.store, ["crash"], "gone", time.time() - 0.01)
         time.sleep(0.02)
     assert JobWorkers(jobs).run_next() is True
     job = jobs.get("alice", job_id)

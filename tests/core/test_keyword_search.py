@@ -41,18 +41,19 @@ def test_keyword_search_with_the_users_page_count_ranks_the_same(tmp_path):
     """Ranking the index's best matches first (the user holds most pages) changes nothing:
     same ids, same order (summed idf, BM25, then id), also when other users' or short-term rows crowd the
     best matches and the joined query ranks again."""
-    from memoryos_core.storage import SQLiteStore, exchanges
+    from memoryos_core.storage import SQLiteStore
+    from memoryos_core.storage.tables import exchanges as exchanges_db
 
     store = SQLiteStore(tmp_path / "data")
     texts = ["hiking boots for the ridge trail", "boots again", "the ridge at dawn",
              "a trail run", "hiking hiking hiking with Anna"]
     with store.transaction() as conn:
-        mine = [exchanges.insert_exchange(conn, "u1", texts[i % 5], "ok", i, i, "chat",
+        mine = [exchanges_db.insert_exchange(conn, "u1", texts[i % 5], "ok", i, i, "chat",
                                           f"a{i}") for i in range(60)]
-        exchanges.overflow_to_mid_term(conn, "u1", 10, 100.0)  # the newest 10 stay short-term
-        theirs = [exchanges.insert_exchange(conn, "u2", texts[i % 5], "fine", i, i, "chat",
+        exchanges_db.overflow_to_mid_term(conn, "u1", 10, 100.0)  # the newest 10 stay short-term
+        theirs = [exchanges_db.insert_exchange(conn, "u2", texts[i % 5], "fine", i, i, "chat",
                                             f"b{i}") for i in range(20)]
-        exchanges.overflow_to_mid_term(conn, "u2", 0, 100.0)
+        exchanges_db.overflow_to_mid_term(conn, "u2", 0, 100.0)
     for words in (["boots"], ["ridge", "trail"], ["hiking", "anna"], ["nothing"]):
         for limit in (1, 3, 7, 15, 40, 60):
             joined = search.keyword_search(store, "u1", words, limit)
@@ -106,12 +107,13 @@ def test_keyword_search_finds_other_forms_of_a_word(engine):
 
 def test_indexed_terms_are_the_terms_of_the_index(tmp_path):
     """The stems the common-word filter looks up are the ones exchanges_fts stores."""
-    from memoryos_core.storage import SQLiteStore, exchanges
+    from memoryos_core.storage import SQLiteStore
+    from memoryos_core.storage.tables import exchanges as exchanges_db
 
     store = SQLiteStore(tmp_path / "data")
     text = "Running happily through 2023 with painted kids and the generous organizers"
     with store.transaction() as conn:
-        exchanges.insert_exchange(conn, "u1", text, "ok", 1.0, 1.0, "chat", "k1")
+        exchanges_db.insert_exchange(conn, "u1", text, "ok", 1.0, 1.0, "chat", "k1")
     vocab = {r["term"] for r in store.query("SELECT term FROM exchanges_vocab")}
     words = ["running", "happily", "2023", "painted", "kids", "generous", "organizers"]
     stems = search.indexed_terms([*words, "café", "don't"])
@@ -171,15 +173,15 @@ def test_a_repeated_exchange_takes_the_budget_once(engine):
 def test_pages_holding_more_of_the_rare_words_rank_first(engine):
     """A page with two of the question's rare words beats short pages that repeat one (both
     backends: summed idf first)."""
-    from memoryos_core.storage import exchanges
+    from memoryos_core.storage.tables import exchanges as exchanges_db
 
     texts = ["Lake Tahoe!", "Tahoe, Tahoe.", "kayaking again",
              "We went kayaking on Lake Tahoe last summer and the water was freezing cold",
              *[f"ordinary chat {i}" for i in range(30)]]
     with engine.store.transaction("u1") as conn:
-        ids = [exchanges.insert_exchange(conn, "u1", t, "ok", i, i, "chat", f"k{i}")
+        ids = [exchanges_db.insert_exchange(conn, "u1", t, "ok", i, i, "chat", f"k{i}")
                for i, t in enumerate(texts)]
-        exchanges.overflow_to_mid_term(conn, "u1", 0, 100.0)
+        exchanges_db.overflow_to_mid_term(conn, "u1", 0, 100.0)
     ranked = search.keyword_search(engine.store, "u1", ["tahoe", "kayaking"], 10)
     assert ranked[0] == ids[3]
     assert set(ranked) == set(ids[:4])

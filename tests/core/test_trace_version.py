@@ -8,18 +8,18 @@ import time
 import pytest
 
 from memoryos_core.answer.types import TRACE_VERSION, TraceVersionError, read_trace
-from memoryos_core.storage import exchanges as rows_db
+from memoryos_core.storage.tables import traces as traces_db
 
 
 def _store_raw(engine, user: str, exchange_id: int, raw: str) -> None:
     with engine.store.transaction(user) as conn:
-        rows_db.insert_trace(conn, user, exchange_id, time.time(), raw)
+        traces_db.insert_trace(conn, user, exchange_id, time.time(), raw)
 
 
 def test_chat_trace_is_stored_with_its_version(engine, chat_model):
     chat_model.enqueue("Noted: a cat called Miso.")
     done = engine.chat("u1", "My cat is called Miso.")
-    raw = rows_db.trace_json(engine.store, "u1", done["exchange_id"])
+    raw = traces_db.trace_json(engine.store, "u1", done["exchange_id"])
     assert json.loads(raw)["version"] == TRACE_VERSION == 1
     trace = engine.trace("u1", done["exchange_id"])
     assert trace == read_trace(raw) == json.loads(raw)

@@ -8,8 +8,10 @@ import threading
 import numpy as np
 import pytest
 
-from memoryos_core.storage import SQLiteStore, exchanges
+from memoryos_core.storage import SQLiteStore
 from memoryos_core.storage import vectors as vectors_mod
+from memoryos_core.storage.tables import exchanges as exchanges_db
+from memoryos_core.storage.tables import pages as pages_db
 from memoryos_core.storage.vectors import FaissVectorIndex
 
 DIM = 16
@@ -164,7 +166,7 @@ def test_a_failed_build_leaves_exact_search(store, monkeypatch):
 
 def test_rows_by_id_leave_other_users_out(store):
     with store.transaction("u1") as conn:
-        mine = exchanges.insert_exchange(conn, "u1", "hi", "hello", 1.0, 1.0, "chat", "k1")
-        theirs = exchanges.insert_exchange(conn, "u2", "hey", "hi", 2.0, 2.0, "chat", "k2")
-    assert list(exchanges.exchanges_by_id(store, "u1", [mine, theirs])) == [mine]
-    assert exchanges.page_overviews(store, "u2", [mine, theirs]) == {theirs: ""}
+        mine = exchanges_db.insert_exchange(conn, "u1", "hi", "hello", 1.0, 1.0, "chat", "k1")
+        theirs = exchanges_db.insert_exchange(conn, "u2", "hey", "hi", 2.0, 2.0, "chat", "k2")
+    assert list(exchanges_db.exchanges_by_id(store, "u1", [mine, theirs])) == [mine]
+    assert pages_db.page_overviews(store, "u2", [mine, theirs]) == {theirs: ""}

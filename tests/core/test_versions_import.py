@@ -76,7 +76,7 @@ def _timeless(state):
 @pytest.mark.parametrize("action", ["clear", "restore"])
 def test_snapshot_and_wipe_are_one_transaction(engine, monkeypatch, action):
     """A failure after the wipe rolls back the "before" version too: memory and versions unchanged."""
-    from memoryos_core.storage import snapshots
+    from memoryos_core.storage import every_table
 
     _fill(engine, n=1)
     version = engine.snapshot("u1", "kept")["version"]
@@ -84,16 +84,16 @@ def test_snapshot_and_wipe_are_one_transaction(engine, monkeypatch, action):
     before_pages = [p["id"] for p in engine.retrieve("u1", "When is my marathon?")["pages"]]
     before_state, before_versions = _timeless(engine.state("u1")), engine.versions("u1")
     assert before_pages
-    real_wipe = snapshots.wipe_memory
+    real_wipe = every_table.wipe_memory
 
     def wipe_then_fail(conn, user_id):
         real_wipe(conn, user_id)  # the rows are gone inside the transaction ...
         raise RuntimeError("disk full")  # ... when the step fails
 
-    monkeypatch.setattr(snapshots, "wipe_memory", wipe_then_fail)
+    monkeypatch.setattr(every_table, "wipe_memory", wipe_then_fail)
     with pytest.raises(RuntimeError, match="disk full"):
         engine.clear("u1") if action == "clear" else engine.restore("u1", version)
-    monkeypatch.setattr(snapshots, "wipe_memory", real_wipe)
+    monkeypatch.setattr(every_table, "wipe_memory", real_wipe)
     assert engine.versions("u1") == before_versions  # no "before clear/restore" version
     assert _timeless(engine.state("u1")) == before_state  # and nothing wiped
     assert [p["id"] for p in engine.retrieve("u1", "When is my marathon?")["pages"]] == before_pages

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memoryos_core.storage import erasure
+from memoryos_core.storage import every_table
 
 from .conftest import wait_job
 from .test_mcp_http import server  # noqa: F401 - the fixture: the app on a real port
@@ -170,13 +170,13 @@ def test_delete_account_needs_the_password_and_leaves_other_users_untouched(
     alice.post("/settings", data={"base_url": "http://127.0.0.1:9/v1", "model": "m",
                                   "api_key": "sk-alicekey-31337"})
     token = alice.post("/settings/tokens.json", data={"name": "agent"}).json["token"]
-    bob_rows = erasure.user_row_count(engine.store, "u1")
+    bob_rows = every_table.user_row_count(engine.store, "u1")
     bob_pages = [p["id"] for p in engine.retrieve("u1", "What is my cat called?")["pages"]]
     assert 'action="/account/delete"' in alice.get("/settings").data.decode()
 
     wrong = alice.post("/account/delete", data={"password": "not it"})
     assert wrong.status_code == 403 and b"Wrong password" in wrong.data
-    assert alice.get("/memory.json").json["ok"] and erasure.user_row_count(engine.store, "u2")
+    assert alice.get("/memory.json").json["ok"] and every_table.user_row_count(engine.store, "u2")
 
     done = alice.post("/account/delete", data={"password": "correct horse"})
     assert done.status_code == 302 and "/login" in done.headers["Location"]
@@ -186,11 +186,11 @@ def test_delete_account_needs_the_password_and_leaves_other_users_untouched(
     assert alice.get("/memory.json").status_code == 401  # its session is gone
     login = alice.post("/login", data={"username": "alicewonder", "password": "correct horse"})
     assert login.status_code == 401
-    assert erasure.user_row_count(engine.store, "u2") == 0
+    assert every_table.user_row_count(engine.store, "u2") == 0
     assert users.get(2) is None and not users.endpoint(2).configured
     mcp = alice.post("/mcp", headers={"Authorization": f"Bearer {token}"}, json={})
     assert mcp.status_code == 401
-    assert erasure.user_row_count(engine.store, "u1") == bob_rows
+    assert every_table.user_row_count(engine.store, "u1") == bob_rows
     assert [p["id"] for p in engine.retrieve("u1", "What is my cat called?")["pages"]] == bob_pages
     assert bob.get("/memory.json").json["ok"]
 

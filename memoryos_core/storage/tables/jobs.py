@@ -1,4 +1,4 @@
-"""Job rows (a durable queue any worker process of any host claims from) and kept uploads."""
+"""The `jobs` table: a durable queue any worker process of any host claims from."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 import time
 from typing import Any
 
-from .base import BaseStore, row_dict
-from .db import dialect
+from ..base import BaseStore, row_dict
+from ..db import Connection
 
 
 def _decode(row: dict[str, Any]) -> dict[str, Any]:
@@ -171,46 +171,14 @@ def active_counts(store: BaseStore) -> list[tuple[str, str, int]]:
         " GROUP BY kind, status ORDER BY kind, status")]
 
 
-# -- uploads kept between a preview and its run -------------------------------------------------
-
-def put_upload(store: BaseStore, token: str, user_id: str, kind: str, data: bytes,
-               keep: int) -> None:
-    """Keep an upload under a token; only the user's newest `keep` of a kind stay."""
-    with store.transaction(user_id) as conn:
-        conn.execute("INSERT INTO uploads (token, user_id, kind, created_at, data)"
-                     " VALUES (?, ?, ?, ?, ?)", (token, user_id, kind, time.time(), data))
-        old = [r[0] for r in conn.execute(
-            "SELECT token FROM uploads WHERE user_id = ? AND kind = ?"
-            " ORDER BY created_at DESC, token LIMIT -1 OFFSET ?"
-            if dialect(conn) == "sqlite" else
-            "SELECT token FROM uploads WHERE user_id = ? AND kind = ?"
-            " ORDER BY created_at DESC, token OFFSET ?", (user_id, kind, keep)).fetchall()]
-        for token_old in old:
-            conn.execute("DELETE FROM uploads WHERE token = ?", (token_old,))
+def finished_job_results(conn: Connection, user_id: str) -> list[tuple[str, str]]:
+    """(id, result JSON) of the user's finished jobs that kept a result."""
+    return [(str(r[0]), str(r[1])) for r in conn.execute(
+        "SELECT id, result FROM jobs WHERE user_id = ? AND status IN ('done', 'failed')"
+        " AND result IS NOT NULL ORDER BY created_at", (user_id,))]
 
 
-def take_upload(store: BaseStore, token: str, user_id: str, kind: str) -> bytes | None:
-    """Claim a kept upload exactly once (a second claim gets None)."""
-    with store.transaction(user_id) as conn:
-        row = conn.execute("DELETE FROM uploads WHERE token = ? AND user_id = ? AND kind = ?"
-                           " RETURNING data", (token, user_id, kind)).fetchone()
-    return None if row is None else bytes(row[0])
-
-
-def sweep_uploads(store: BaseStore, before: float) -> None:
-    """Forget uploads kept since before `before` (previews nobody ran)."""
-    with store.transaction(lock="uploads") as conn:
-        conn.execute("DELETE FROM uploads WHERE created_at < ?", (before,))
-
-
-def get_upload(store: BaseStore, token: str, user_id: str, kind: str) -> bytes | None:
-    """The kept upload of this user under the token, or None."""
-    value = store.scalar("SELECT data FROM uploads WHERE token = ? AND user_id = ? AND kind = ?",
-                         (token, user_id, kind))
-    return None if value is None else bytes(value)
-
-
-def drop_upload(store: BaseStore, token: str, user_id: str) -> None:
-    """Forget a kept upload."""
-    with store.transaction(user_id) as conn:
-        conn.execute("DELETE FROM uploads WHERE token = ? AND user_id = ?", (token, user_id))
+def replace_job_result(conn: Connection, user_id: str, job_id: str, result: Any) -> None:
+    """Overwrite the stored result of one of the user's jobs."""
+    conn.execute("UPDATE jobs SET result = ? WHERE id = ? AND user_id = ?",
+                 (json.dumps(result, ensure_ascii=False), job_id, user_id))

@@ -1,0 +1,41 @@
+"""The `store_meta` table: store-wide entries (the embedding model, the app-text cleanup ran)."""
+
+from __future__ import annotations
+
+from ..base import BaseStore
+from ..db import Connection
+
+DONE_KEY = "app_text_cleaned"  # store_meta: the cleanup of the app's text ran (its version)
+
+
+def cleanup_done(conn: Connection) -> str | None:
+    """The version of the cleanup that ran on this store, or None."""
+    row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (DONE_KEY,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def mark_cleanup_done(conn: Connection, version: str) -> None:
+    """Record that the cleanup ran."""
+    conn.execute("INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE"
+                 " SET value = excluded.value", (DONE_KEY, version))
+
+
+MODEL_KEYS = ("embedding_model", "embedding_dim")
+
+
+def embedding_meta(store: BaseStore) -> dict[str, str]:
+    """The store's recorded embedding model entries ('embedding_model', 'embedding_dim')."""
+    return {r["key"]: r["value"] for r in store.query(
+        "SELECT key, value FROM store_meta WHERE key IN (?, ?)", MODEL_KEYS)}
+
+
+def record_embedding_model(conn: Connection, name: str, dim: int) -> None:
+    """Record (or replace) the store's embedding model and its dimension."""
+    for key, value in zip(MODEL_KEYS, (name, str(dim)), strict=True):
+        conn.execute("INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key)"
+                     " DO UPDATE SET value = excluded.value", (key, value))
+
+
+def has_vectors(conn: Connection) -> bool:
+    """Whether the store holds any vector at all (of any user)."""
+    return conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
