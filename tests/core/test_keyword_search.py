@@ -187,3 +187,56 @@ def test_pages_holding_more_of_the_rare_words_rank_first(engine):
     assert set(ranked) == set(ids[:4])
     assert search.keyword_search(engine.store, "u1", ["tahoe", "kayaking"], 10,
                                  user_pages=34) == ranked
+
+
+def test_kept_word_scores_rank_as_the_index_does_and_follow_every_write(tmp_path):
+    """The BM25 kept per word while the index is unchanged ranks exactly as one statement over
+    FTS5's bm25() does (ties by id, rows holding three of the words included), and any write
+    is seen next time: an edit keeping the row's length, an insert, a write inside a
+    transaction (its pending rows are searched too)."""
+    import random
+
+    from memoryos_core.storage import SQLiteStore
+    from memoryos_core.storage.tables import exchanges as exchanges_db
+
+    store = SQLiteStore(tmp_path / "data")
+    rng = random.Random(3)
+    vocab = ["boots", "ridge", "trail", "hiking", "anna", "lake", "tahoe", "kayak", "dawn",
+             "snow", "tent", "map"]
+    with store.transaction() as conn:
+        for i in range(300):
+            words = rng.choices(vocab, k=rng.randint(1, 6)) + ["the"] * rng.randint(0, 3)
+            exchanges_db.insert_exchange(conn, "u1" if i % 4 else "u2", " ".join(words),
+                                         "ok", i, i, "chat", f"k{i}")
+        exchanges_db.overflow_to_mid_term(conn, "u1", 5, 1000.0)
+        exchanges_db.overflow_to_mid_term(conn, "u2", 0, 1000.0)
+
+    def same(words, limit, user="u1"):
+        weights = search._idf_weights(store, words)
+        kept = search.keyword_search(store, user, words, limit, user_pages=220)
+        if not weights:  # no word in the index
+            assert kept == []
+            return kept
+        assert kept == search._ranked_by_sql(store, user, weights, limit, 220)
+        assert kept == search._ranked_by_sql(store, user, weights, limit, None)
+        return kept
+
+    for _ in range(60):
+        same(rng.sample(vocab, rng.randint(1, 5)), rng.choice([1, 5, 20, 80, 300]),
+             rng.choice(["u1", "u2"]))
+    assert search._KEPT[store].words  # the scores were kept, and used
+    first = store.query_one("SELECT id, user_text FROM exchanges WHERE user_id = 'u1'"
+                            " AND tier = 'mid' AND user_text NOT LIKE '%zebra%' ORDER BY id")
+    assert first is not None
+    before = same(["zebra"], 10)
+    with store.transaction() as conn:  # same length: the row and token counts do not change
+        conn.execute("UPDATE exchanges SET user_text = ? WHERE id = ?",
+                     (" ".join(["zebra"] * len(first["user_text"].split())), first["id"]))
+        assert search.keyword_search(store, "u1", ["zebra"], 10) == [first["id"]]
+    assert before == [] and same(["zebra"], 10) == [first["id"]]
+    with store.transaction() as conn:
+        new = exchanges_db.insert_exchange(conn, "u1", "zebra zebra trail", "ok", 999, 999,
+                                           "chat", "k-new")
+        conn.execute("UPDATE exchanges SET tier = 'mid' WHERE id = ?", (new,))
+    assert same(["zebra", "trail"], 400)[0] == new
+    store.close()
