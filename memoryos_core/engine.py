@@ -21,18 +21,14 @@ from .llm import ChatModel, Embedder
 from .llm.base import Message
 from .llm.embedder import SentenceTransformerEmbedder
 from .llm.resolver import ModelResolver, is_embedded
-from .memory import analysis, cleanup, consolidation, conversations, state
+from .memory import analysis, cleanup, consolidation, conversations, reads, state
 from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
 from .memory.reports import AnalysisReport, MaintainReport
 from .memory.state import PageDetail, PageView, Profile, SegmentView, ShortTermFill, State
-from .runtime.jobs import Jobs, Progress, staged
+from .runtime.jobs import Jobs, Progress, keep_upload, kept_upload, staged
 from .storage import open_index, open_store
 from .storage.base import PurposeUsage
-from .storage.tables import exchanges as exchanges_db
-from .storage.tables import segments as segments_db
-from .storage.tables import traces as traces_db
-from .storage.tables import uploads as uploads_db
 from .transfer import importing, versions
 from .transfer.importing import ImportReport, Preview
 from .transfer.reembed import check_model
@@ -133,7 +129,7 @@ class MemoryEngine(UserControl, Conversations):
             return MaintainReport(skipped="maintenance already running")
         try:
             ctx = self._ctx_for(user_id, model)
-            pending, unanalysed = segments_db.maintenance_state(self.store, user_id)
+            pending, unanalysed = reads.maintenance_state(self.ctx, user_id)
             batches = consolidation.consolidate(ctx, user_id, force=force, waiting=pending)
             # a filed batch changed which segments hold unanalysed pages: read them again
             report = analysis.analyse(ctx, user_id, force=False, progress=progress,
@@ -176,7 +172,7 @@ class MemoryEngine(UserControl, Conversations):
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("message must not be empty")
         llm = self.models.for_user(user_id, model)
-        short_rows = exchanges_db.short_term_rows(self.store, user_id)
+        short_rows = reads.short_term_rows(self.ctx, user_id)
         prompt = self._prompt(user_id, text, llm, relationship, style_hint, now, short_rows)
         return prompt.messages, Trace.build(prompt)
 
@@ -217,7 +213,7 @@ class MemoryEngine(UserControl, Conversations):
         mode = modes.check_mode(mode, recent, replaces)
         if on_event is not None and mode != "off":
             on_event("phase", {"phase": "searching memory"})
-        short_rows = (exchanges_db.short_term_rows(self.store, user_id) if mode == "normal"
+        short_rows = (reads.short_term_rows(self.ctx, user_id) if mode == "normal"
                       else modes.own_rows(recent))
         shown = short_rows if replaces is None else \
             conversations.rows_before(short_rows, replaces)  # the turns before the one redone
@@ -246,8 +242,8 @@ class MemoryEngine(UserControl, Conversations):
             self.store.count_usage(conn, user_id, "answer", reply.prompt_tokens,
                                    reply.completion_tokens)
             if replaces is None:
-                exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
-                traces_db.insert_trace(conn, user_id, exchange_id, time.time(), trace.to_json())
+                exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec,
+                                           trace=trace.to_json())
             else:  # texts, vector, keyword entry and trace in place; the old answer kept
                 exchange_id, moved = replaces, []
                 conversations.replace(conn, self.store, user_id, replaces, new, vec, trace)
@@ -264,7 +260,7 @@ class MemoryEngine(UserControl, Conversations):
 
     def trace(self, user_id: str, exchange_id: int) -> Trace:
         """The stored retrieval trace of one answer (`version` 0: stored before versions)."""
-        text = traces_db.trace_json(self.store, check_user(user_id),
+        text = reads.stored_trace(self.ctx, check_user(user_id),
                                   check_id(exchange_id, "exchange"))
         if text is None:
             raise NotFound(f"no trace for exchange {exchange_id}")
@@ -284,7 +280,7 @@ class MemoryEngine(UserControl, Conversations):
 
     def short_term_fill(self, user_id: str) -> ShortTermFill:
         """How full short-term memory is: count and capacity."""
-        count = exchanges_db.short_term_count(self.store, check_user(user_id))
+        count = reads.short_term_count(self.ctx, check_user(user_id))
         return ShortTermFill(count=count, capacity=self.config.short_term_capacity)
 
     def recent_exchanges(self, user_id: str, limit: int = 50) -> list[PageView]:
@@ -395,10 +391,8 @@ class MemoryEngine(UserControl, Conversations):
                     max_age: float) -> None:
         """Keep an upload under a token: the user's newest `keep` of a kind stay, and every
         upload older than `max_age` seconds goes."""
-        uploads_db.sweep_uploads(self.store, time.time() - max_age)
-        uploads_db.put_upload(self.store, token, check_user(user_id), kind, data, keep)
+        keep_upload(self.store, check_user(user_id), token, kind, data, keep, max_age)
 
     def kept_upload(self, user_id: str, token: str, kind: str, take: bool = False) -> bytes | None:
         """A kept upload of the user, or None; `take` claims it exactly once."""
-        read = uploads_db.take_upload if take else uploads_db.get_upload
-        return read(self.store, token, check_user(user_id), kind)
+        return kept_upload(self.store, check_user(user_id), token, kind, take)

@@ -23,7 +23,7 @@ from ..answer.recent import fit_recent, recent_budget, recent_tokens
 from ..config import EngineConfig
 from ..engine import MemoryEngine
 from ..llm import ChatModel, Embedder
-from ..storage.tables import exchanges as exchanges_db
+from ..memory import reads
 from ..text import count_tokens
 from . import baselines, lines, reasons
 from .data import Sample
@@ -71,8 +71,7 @@ class Conversation:
     def __init__(self, engine: MemoryEngine, user: str, report: dict[str, Any],
                  sample: Sample | None = None) -> None:
         self.engine, self.user, self.report = engine, user, report
-        newest_first = exchanges_db.recent_exchange_rows(engine.store, user, 10**9)
-        self.rows = list(reversed(newest_first))  # oldest first (ts, id)
+        self.rows = reads.all_exchanges(engine.ctx, user)  # oldest first (ts, id)
         self.by_id = {r["id"]: r for r in self.rows}
         self.tokens = {r["id"]: count_tokens(line(r)) for r in self.rows}
         # the recent exchanges as the product's prompt shows them (long sides shortened); a

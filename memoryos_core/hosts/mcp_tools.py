@@ -12,11 +12,9 @@ from ..control.memory_search import SearchResult
 from ..engine import MemoryEngine
 from ..errors import InvalidInput
 from ..llm import ChatModel
+from ..memory import reads
 from ..memory.reports import AnalysisReport
 from ..memory.state import Profile, State
-from ..storage.tables import facts as facts_db
-from ..storage.tables import notes as notes_db
-from ..storage.tables import pages as pages_db
 from ..timeframe import format_ts, parse_ts
 from ..transfer.importing import ImportOutcome
 from ..transfer.versions import Restored, Version
@@ -117,7 +115,7 @@ def profile_text(engine: MemoryEngine, user_id: str) -> str:
         if fam["dimensions"]:
             lines.append(f"{fam['family']}:")
             lines += [f"- {d['dimension']}: {d['summary']}" for d in fam["dimensions"]]
-    for note in notes_db.note_rows(engine.store, user_id):
+    for note in reads.note_rows(engine.ctx, user_id):
         lines.append(note["text"])
     return "\n".join(lines)
 
@@ -126,7 +124,7 @@ def knowledge(engine: MemoryEngine, user_id: str, kind: str,
               ids: list[int] | None = None) -> list[KnowledgeEntry]:
     """Facts as the reference's knowledge entries {knowledge, timestamp}, optionally by id order;
     ours add when each held (valid_from, valid_until: None while current) and its successor."""
-    rows = {r["id"]: r for r in facts_db.fact_rows(engine.store, user_id, kind)}
+    rows = {r["id"]: r for r in reads.fact_rows(engine.ctx, user_id, kind)}
     order = list(rows) if ids is None else [i for i in ids if i in rows]
     return [{"knowledge": rows[i]["text"], "timestamp": format_ts(rows[i]["created_at"]),
              "valid_from": _ts_or_none(rows[i]["valid_from"]),
@@ -204,7 +202,7 @@ class ToolHost:
         check_count(max_results, "max_results")
         trace = self.engine.retrieve(user_id, query, record=True)
         pages = trace["pages"]
-        overviews = pages_db.page_overviews(self.engine.store, user_id, [p["id"] for p in pages])
+        overviews = reads.page_overviews(self.engine.ctx, user_id, [p["id"] for p in pages])
         user_k = knowledge(self.engine, user_id, "user", [f["id"] for f in trace["facts"]["user"]])
         asst_k = knowledge(self.engine, user_id, "assistant",
                            [f["id"] for f in trace["facts"]["assistant"]])

@@ -13,6 +13,7 @@ from ..errors import InvalidInput
 from ..storage import BaseStore
 from ..storage.db import Connection
 from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import traces as traces_db
 from ..text import content_hash
 
 
@@ -66,17 +67,20 @@ def check_exchange(
 
 def admit(
     conn: Connection, store: BaseStore, config: EngineConfig, user_id: str,
-    exchange: NewExchange, vector: np.ndarray,
+    exchange: NewExchange, vector: np.ndarray, trace: str | None = None,
 ) -> tuple[int, list[int]]:
-    """Insert one exchange and move overflow to pending pages, inside the caller's transaction.
+    """Insert one exchange (with its answer's trace, JSON text, when given) and move overflow
+    to pending pages, inside the caller's transaction.
 
     Returns the new exchange id and the ids that became pending pages.
     """
     now = time.time()
-    new_id = exchanges_db.insert_exchange(conn, user_id, exchange.user_text, exchange.assistant_text,
-                                     exchange.ts, now, exchange.source, exchange.key,
-                                     exchange.conversation)
+    new_id = exchanges_db.insert_exchange(
+        conn, user_id, exchange.user_text, exchange.assistant_text, exchange.ts, now,
+        exchange.source, exchange.key, exchange.conversation)
     store.put_vector(conn, user_id, "page", new_id, vector, new=True)
+    if trace is not None:
+        traces_db.insert_trace(conn, user_id, new_id, time.time(), trace)
     # Oldest first by dialogue time, then by admission order: imports may arrive out of order.
     overflow = exchanges_db.overflow_to_mid_term(conn, user_id, config.short_term_capacity, now)
     return new_id, overflow

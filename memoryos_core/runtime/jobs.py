@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from ..errors import MemoryOSError, NotFound
 from ..storage import BaseStore
 from ..storage.tables import jobs as jobs_db
+from ..storage.tables import uploads as uploads_db
 
 Progress = Callable[[int, int, str], None]
 Handler = Callable[[str, dict[str, Any], Progress], Any]
@@ -155,3 +157,20 @@ def staged(progress: Progress | None,
         progress(reported[0], 100, label)
 
     return report
+
+
+# -- uploads a host keeps between a preview and its run ---------------------------------------
+
+def keep_upload(store: BaseStore, user_id: str, token: str, kind: str, data: bytes, keep: int,
+                max_age: float) -> None:
+    """Keep an upload under a token: the user's newest `keep` of a kind stay, and every
+    upload older than `max_age` seconds goes."""
+    uploads_db.sweep_uploads(store, time.time() - max_age)
+    uploads_db.put_upload(store, token, user_id, kind, data, keep)
+
+
+def kept_upload(store: BaseStore, user_id: str, token: str, kind: str,
+                take: bool = False) -> bytes | None:
+    """A kept upload of the user, or None; `take` claims it exactly once."""
+    read = uploads_db.take_upload if take else uploads_db.get_upload
+    return read(store, token, user_id, kind)

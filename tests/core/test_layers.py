@@ -16,6 +16,15 @@ LAYERS = {
     "hosts": 8, "compat": 8, "__main__": 8,
 }
 TOP_LEVEL_AT_MOST = 12
+# Storage's table modules (one per table, and the statements over every table at once) are for
+# the memory layers: the engine, the evaluation lab and the hosts go through those layers.
+TABLE_MODULES = ("memoryos_core.storage.tables", "memoryos_core.storage.every_table")
+MEMORY_LAYERS = {"storage", "memory", "answer", "transfer", "control", "runtime"}
+# what the web app may import of the engine's storage: opening a store, its errors, its types
+STORE_OPENING = {"memoryos_core.storage", "memoryos_core.storage.base", "memoryos_core.storage.db",
+                 "memoryos_core.storage.errors", "memoryos_core.storage.sqlite",
+                 "memoryos_core.storage.postgres"}
+WEBAPP = PACKAGE.parent / "webapp"
 
 
 def _modules() -> dict[str, Path]:
@@ -85,6 +94,40 @@ def test_no_import_circle():
         if m not in state:
             visit(m, [m])
     assert circles == []
+
+
+def _is_table_module(name: str) -> bool:
+    return any(name == t or name.startswith(t + ".") for t in TABLE_MODULES)
+
+
+def test_only_the_memory_layers_import_a_storage_table():
+    modules = _modules()
+    assert {m for m in modules if _is_table_module(m)} > {"memoryos_core.storage.tables.exchanges"}
+    found = [f"{m} -> {t}" for m, path in modules.items() if _part(m) not in MEMORY_LAYERS
+             for t in _imports(m, path, modules) if _is_table_module(t)]
+    assert found == []
+
+
+def _storage_imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The engine's storage modules a file outside the package imports (absolute imports)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [f"{node.module}.{a.name}" for a in node.names] + [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        for name in names:
+            if name.startswith("memoryos_core.storage") and name in modules:
+                found.add(name)
+    return found
+
+
+def test_the_web_app_opens_the_store_and_calls_the_engine_never_a_table():
+    modules = _modules()
+    found = sorted(f"{path.relative_to(WEBAPP.parent)} -> {t}" for path in WEBAPP.rglob("*.py")
+                   for t in _storage_imports(path, modules) if t not in STORE_OPENING)
+    assert found == []
 
 
 def test_few_modules_are_left_at_the_top():
