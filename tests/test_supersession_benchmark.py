@@ -31,7 +31,7 @@ def test_supersession_reports_both_rules(embedder, locomo_file):
     assert 0 <= result["classifier"]["recall"] <= 1
 
 
-@pytest.mark.real_model  # the attributes are MiniLM's: the measured figures of the README
+@pytest.mark.real_model  # the attributes are MiniLM's: the measured figures of docs/benchmarks.md
 def test_attributes_catch_more_updates_than_the_band_rule(embedder, locomo_file):
     written = supersession.run([str(locomo_file)], emb=embedder)["written_pairs"]["all"]
     assert written["after"]["caught"] > written["before"]["caught"]
