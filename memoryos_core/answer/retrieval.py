@@ -16,7 +16,7 @@ from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import pages as pages_db
 from ..storage.tables import profile as profile_db
 from ..storage.tables import segments as segments_db
-from ..text import jaccard, query_keywords, word_key
+from ..text import query_keywords, word_key
 from ..timeframe import named_period
 from .fact_search import question_facts
 from .memory_block import assemble, memory_budget, page_tokens, profile_line
@@ -272,19 +272,37 @@ def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
     hits = ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))
     seg_rows = segments_db.segments_by_id(ctx.store, user_id, [i for i, _ in hits])
     scored = []
+    asked = {x.lower() for x in qkws}  # jaccard(qkws, kws), the query's side made once
     for seg_id, cos in hits:
         row = seg_rows.get(seg_id)
         if row is not None:
-            kws = json.loads(row["keywords"])
-            cos, similar = round(cos, 4), round(jaccard(qkws, kws), 4)
+            kws, own = _segment_keywords(row["keywords"])
+            similar = len(asked & own) / len(asked | own) if asked and own else 0.0
+            cos, similar = round(cos, 4), round(similar, 4)
             scored.append((round(cos + similar, 4), seg_id, cos, kws, similar, row))
     scored.sort(key=lambda s: -s[0])  # stable: equal scores keep the vector order; the top m
     # are selected, and only those the trace shows have their heat read
-    return [SegmentHit(id=seg_id, cos=cos, summary=row["summary"], keywords=kws, jaccard=similar,
-                       heat=round(heat_terms(row, cfg, now)["heat"], 4), score=score,
-                       selected=rank < cfg.top_segments)
+    return [SegmentHit(id=seg_id, cos=cos, summary=row["summary"], keywords=list(kws),
+                       jaccard=similar, heat=round(heat_terms(row, cfg, now)["heat"], 4),
+                       score=score, selected=rank < cfg.top_segments)
             for rank, (score, seg_id, cos, kws, similar, row)
             in enumerate(scored[:max(cfg.top_segments * 2, 10)])]
+
+
+_SEGMENT_KEYWORDS: dict[str, tuple[list[str], frozenset[str]]] = {}
+
+
+def _segment_keywords(text: str) -> tuple[list[str], frozenset[str]]:
+    """A segment's keywords column parsed, with the lower-cased set `jaccard` compares: once
+    per text (a segment's keywords change only when it is analysed; 50 segments a retrieval)."""
+    kept = _SEGMENT_KEYWORDS.get(text)
+    if kept is None:
+        kws = json.loads(text)
+        kept = (kws, frozenset(x.lower() for x in kws))
+        if len(_SEGMENT_KEYWORDS) > 20_000:
+            _SEGMENT_KEYWORDS.clear()
+        _SEGMENT_KEYWORDS[text] = kept
+    return kept
 
 
 def _with_continuations(

@@ -140,6 +140,8 @@ class _KeptScores:
     state: tuple[bytes, ...]
     words: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     rows: int = 0
+    docs: dict[str, int] = field(default_factory=dict)  # term -> exchanges holding it
+    span: int | None = None  # max(id) - min(id) + 1 of the exchanges
 
 
 _KEPT: weakref.WeakKeyDictionary[BaseStore, _KeptScores] = weakref.WeakKeyDictionary()
@@ -152,19 +154,34 @@ def _index_state(conn: sqlite3.Connection) -> tuple[bytes, ...]:
         "SELECT block FROM exchanges_fts_data WHERE id IN (1, 10) ORDER BY id"))
 
 
+def _kept_for(store: BaseStore, fresh: bool = False) -> _KeptScores | None:
+    """What is kept for the store's index in its current state (the state read once per
+    `reads_once`, or again when `fresh`); None inside a write transaction."""
+    conn = store.connect()
+    if conn.in_transaction:
+        return None
+    state = _index_state(conn) if fresh else store.once(
+        ("index state",), lambda: _index_state(conn))
+    with _KEPT_LOCK:
+        kept = _KEPT.get(store)
+        if kept is None or kept.state != state:
+            kept = _KEPT[store] = _KeptScores(state)
+        return kept
+
+
 def word_scores(store: BaseStore, words: list[str],
                 ) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
     """Per word, the ids of the rows matching it and their bm25() (the one-word query's), kept
     while the index is unchanged; None inside a write transaction or when the index changed
     during the call."""
     conn = store.connect()
-    if conn.in_transaction or not _sum_is_sequential(conn):
+    if not _sum_is_sequential(conn):
         return None
-    state = _index_state(conn)
+    kept = _kept_for(store, fresh=True)
+    if kept is None:
+        return None
+    state = kept.state
     with _KEPT_LOCK:
-        kept = _KEPT.get(store)
-        if kept is None or kept.state != state:
-            kept = _KEPT[store] = _KeptScores(state)
         out = {w: kept.words[w] for w in words if w in kept.words}
     missing = [w for w in dict.fromkeys(words) if w not in out]
     if not missing:
@@ -271,14 +288,28 @@ def store_document_counts(store: BaseStore, words: list[str]) -> dict[str, int]:
 
 def _term_docs_and_span(store: BaseStore, terms: list[str]) -> dict[str, int]:
     """Each term's document count; the id span comes in the same statement (every caller of
-    the counts needs it next) and is kept for `_rows_at_most` inside the same `reads_once`."""
+    the counts needs it next) and is kept for `_rows_at_most` inside the same `reads_once`.
+    Both are the index's (every exchange is in it): kept with the word scores while it is
+    unchanged."""
+    kept = _kept_for(store)
+    if kept is not None and kept.span is not None and all(t in kept.docs for t in terms):
+        span_kept = kept.span
+        store.once(("id span",), lambda: span_kept)
+        return {t: kept.docs[t] for t in terms if kept.docs[t]}
     rows = store.query(
         f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(terms))})"
         " UNION ALL SELECT NULL, (SELECT max(id) FROM exchanges) - (SELECT min(id) FROM exchanges)"
         " + 1", terms)
     span = [r["doc"] for r in rows if r["term"] is None]
     store.once(("id span",), lambda: int(span[0] or 0) if span else 0)
-    return {r["term"]: int(r["doc"]) for r in rows if r["term"] is not None}
+    docs = {r["term"]: int(r["doc"]) for r in rows if r["term"] is not None}
+    if kept is not None and _index_state(store.connect()) == kept.state:
+        with _KEPT_LOCK:
+            if len(kept.docs) > 50_000:
+                kept.docs.clear()
+            kept.docs.update({t: docs.get(t, 0) for t in terms})
+            kept.span = int(span[0] or 0) if span else 0
+    return docs
 
 
 def _idf_weights(store: BaseStore, words: list[str]) -> dict[str, float]:
