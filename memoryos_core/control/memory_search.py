@@ -103,14 +103,13 @@ def _facts(ctx: Context, user_id: str, terms: list[str], vec: Any,
     found: list[FoundFact] = []
     for kind in ("user", "assistant"):
         for row in facts_db.fact_rows(ctx.store, user_id, kind):
-            hit_words = bool(wanted.intersection(words(row["text"])))
-            if hit_words or row["id"] in near:
+            hit_words = bool(wanted.intersection(words(row.text)))
+            if hit_words or row.id in near:
                 found.append(FoundFact(
-                    id=row["id"], kind=kind, text=row["text"],
-                    sources=json.loads(row["sources"]), created_at=row["created_at"],
-                    updated_at=row["updated_at"], by_words=hit_words,
-                    by_meaning=row["id"] in near,
-                    similarity=round(near[row["id"]], 4) if row["id"] in near else None))
+                    id=row.id, kind=kind, text=row.text, sources=list(row.sources),
+                    created_at=row.created_at, updated_at=row.updated_at, by_words=hit_words,
+                    by_meaning=row.id in near,
+                    similarity=round(near[row.id], 4) if row.id in near else None))
     found.sort(key=lambda f: (-(f["by_words"] + f["by_meaning"]), -(f["similarity"] or 0.0),
                               f["id"]))
     return found[:limit]

@@ -124,12 +124,12 @@ def knowledge(engine: MemoryEngine, user_id: str, kind: str,
               ids: list[int] | None = None) -> list[KnowledgeEntry]:
     """Facts as the reference's knowledge entries {knowledge, timestamp}, optionally by id order;
     ours add when each held (valid_from, valid_until: None while current) and its successor."""
-    rows = {r["id"]: r for r in reads.fact_rows(engine.ctx, user_id, kind)}
-    order = list(rows) if ids is None else [i for i in ids if i in rows]
-    return [{"knowledge": rows[i]["text"], "timestamp": format_ts(rows[i]["created_at"]),
-             "valid_from": _ts_or_none(rows[i]["valid_from"]),
-             "valid_until": _ts_or_none(rows[i]["valid_until"]),
-             "superseded_by": rows[i]["superseded_by"]}
+    facts = {f.id: f for f in reads.fact_rows(engine.ctx, user_id, kind)}
+    order = list(facts) if ids is None else [i for i in ids if i in facts]
+    return [{"knowledge": facts[i].text, "timestamp": format_ts(facts[i].created_at),
+             "valid_from": _ts_or_none(facts[i].valid_from),
+             "valid_until": _ts_or_none(facts[i].valid_until),
+             "superseded_by": facts[i].superseded_by}
             for i in order]
 
 

@@ -15,6 +15,7 @@ from ..storage.db import Connection
 from ..storage.tables import facts as facts_db
 from ..storage.tables import pages as pages_db
 from ..storage.tables import segments as segments_db
+from ..storage.tables.segments import Segment
 from ..text import normalise, sentences
 from . import app_text, attributes, fact_history, profile_update
 from .grounding import content_words
@@ -52,7 +53,7 @@ REACTIONS = frozenset(
 
 
 def segments_due(ctx: Context, user_id: str, force: bool,
-                 candidates: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+                 candidates: list[Segment] | None = None) -> list[Segment]:
     """Segments with unanalysed pages whose heat reached the threshold (all of them if forced);
     `candidates`: the segments with unanalysed pages when the caller has just read them."""
     rows = (segments_db.segments_with_unanalysed_pages(ctx.store, user_id) if candidates is None
@@ -63,13 +64,13 @@ def segments_due(ctx: Context, user_id: str, force: bool,
 
 
 def analyse(ctx: Context, user_id: str, force: bool = False, progress: Any = None,
-            candidates: list[dict[str, Any]] | None = None) -> AnalysisReport:
+            candidates: list[Segment] | None = None) -> AnalysisReport:
     """Analyse due segments in chunks of pages; each chunk is stored before pages are marked."""
     due = segments_due(ctx, user_id, force, candidates)
-    tally = AnalysisTally(segments=[s["id"] for s in due])
+    tally = AnalysisTally(segments=[s.id for s in due])
     if not due:
         return tally.report()
-    seg_ids = [s["id"] for s in due]
+    seg_ids = [s.id for s in due]
     pages = pages_db.unanalysed_pages(ctx.store, user_id, seg_ids)
     chunks = [pages[i : i + CHUNK_PAGES] for i in range(0, len(pages), CHUNK_PAGES)]
     for n, chunk in enumerate(chunks, start=1):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import pages as pages_db
 from ..storage.tables import segments as segments_db
 from ..storage.tables import user_state as user_state_db
+from ..storage.tables.segments import Segment
 from ..text import first_sentences, jaccard, keywords, merge_keywords
 from . import grounding
 from .eviction import evict_overflow
@@ -198,7 +198,7 @@ def _page_text(page: dict[str, Any]) -> str:
 
 def _best_segment(
     ctx: Context, user_id: str, topic: Topic, vec: np.ndarray
-) -> tuple[dict[str, Any] | None, float]:
+) -> tuple[Segment | None, float]:
     """The existing segment a topic joins (score >= theta), or None."""
     best, best_score = None, -1.0
     for seg_id, cos in ctx.index.search(user_id, "segment", vec, ctx.config.top_segments):
@@ -208,7 +208,7 @@ def _best_segment(
         size = pages_db.segment_size(ctx.store, user_id, seg_id)
         if size + len(topic.pages) > ctx.config.segment_max_pages:
             continue  # a full segment no longer takes pages: segments stay topics, not logs
-        score = cos + jaccard(topic.keywords, json.loads(seg["keywords"]))
+        score = cos + jaccard(topic.keywords, list(seg.keywords))
         if score > best_score:
             best, best_score = seg, score
     if best is not None and best_score >= ctx.config.merge_threshold:
@@ -230,23 +230,23 @@ def _file_plan(
 ) -> BatchReport:
     """Write the plan in one transaction: segments, page links, overview, then eviction."""
     topic_vecs = ctx.embedder.embed([f"{t.summary} {' '.join(t.keywords)}" for t in plan.topics])
-    targets: list[tuple[Topic, dict[str, Any] | None, str, list[str], Any, float]] = []
+    targets: list[tuple[Topic, Segment | None, str, list[str], Any, float]] = []
     joined: dict[int, int] = {}  # segment id -> position in targets
     for topic, vec in zip(plan.topics, topic_vecs, strict=True):
         seg, score = _best_segment(ctx, user_id, topic, vec)
         if seg is None:
             targets.append((topic, None, topic.summary, topic.keywords, vec, score))
             continue
-        if seg["id"] in joined:  # both topics join one segment: one write holding both
-            k = joined[seg["id"]]
+        if seg.id in joined:  # both topics join one segment: one write holding both
+            k = joined[seg.id]
             first, _, summary, kws, _, best = targets[k]
             merged = Topic(first.summary, first.keywords, sorted(first.pages + topic.pages))
             targets[k] = (merged, seg, merge_summary(summary, topic.summary),
                           merge_keywords([kws, topic.keywords], 15), None, max(best, score))
             continue
-        joined[seg["id"]] = len(targets)
-        summary = merge_summary(seg["summary"], topic.summary)
-        kws = merge_keywords([json.loads(seg["keywords"]), topic.keywords], 15)
+        joined[seg.id] = len(targets)
+        summary = merge_summary(seg.summary, topic.summary)
+        kws = merge_keywords([list(seg.keywords), topic.keywords], 15)
         targets.append((topic, seg, summary, kws, None, score))
     refresh = [i for i, t in enumerate(targets) if t[1] is not None]
     if refresh:
@@ -280,7 +280,7 @@ def _file_plan(
             if seg is None:
                 seg_id = segments_db.create_segment(conn, user_id, summary, kws, len(owned), now)
             else:
-                seg_id = int(seg["id"])
+                seg_id = seg.id
                 segments_db.grow_segment(conn, user_id, seg_id, summary, kws, len(owned), now)
             ctx.store.put_vector(conn, user_id, "segment", seg_id, vec)
             pages_db.assign_pages(conn, user_id, seg_id, owned)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from ..context import Context
 from ..storage.db import Connection
 from ..storage.tables import facts as facts_db
@@ -22,17 +20,17 @@ def evict_overflow(
     excess = len(rows) - ctx.config.mid_term_capacity
     if excess <= 0:
         return []
-    rows.sort(key=lambda s: (heat_terms(s, ctx.config, now)["heat"], s["id"]))
+    rows.sort(key=lambda s: (heat_terms(s, ctx.config, now)["heat"], s.id))
     evicted: list[Evicted] = []
     for seg in rows[:excess]:
-        pages = pages_db.segment_pages(conn, user_id, seg["id"])
-        segment = {"id": seg["id"], "summary": seg["summary"],
-                   "keywords": json.loads(seg["keywords"]), **heat_terms(seg, ctx.config, now)}
-        segments_db.delete_segment(conn, user_id, seg["id"])  # pages cascade
+        pages = pages_db.segment_pages(conn, user_id, seg.id)
+        segment = {"id": seg.id, "summary": seg.summary, "keywords": list(seg.keywords),
+                   **heat_terms(seg, ctx.config, now)}
+        segments_db.delete_segment(conn, user_id, seg.id)  # pages cascade
         dropped = _drop_evidence(conn, user_id, {p["id"] for p in pages})
         ctx.store.log_event(conn, user_id, "eviction",
                             {"segment": segment, "pages": pages, "evidence_dropped": dropped})
-        evicted.append({"segment_id": seg["id"], "pages": len(pages)})
+        evicted.append({"segment_id": seg.id, "pages": len(pages)})
     return evicted
 
 

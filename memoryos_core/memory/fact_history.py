@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..storage.tables.facts import Fact
 from ..text import STOP_WORDS, words
 from ..timeframe import named_period
 from . import attributes
@@ -189,29 +190,28 @@ def date_label(ts: float) -> str:
     return f"{d.day} {d:%B %Y}"
 
 
-def timeline(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def timeline(facts: Iterable[Fact]) -> list[tuple[Fact, list[Fact]]]:
     """Facts with their history: each current fact (or replaced fact whose successor is gone)
-    with `history`, the chain of the values it replaced, newest first, each with its dates."""
-    rows = list(rows)
-    by_id = {int(r["id"]): r for r in rows}
-    before: dict[int, list[dict[str, Any]]] = {}
-    for r in rows:
-        if r.get("superseded_by") is not None and int(r["superseded_by"]) in by_id:
-            before.setdefault(int(r["superseded_by"]), []).append(r)
+    with the chain of the values it replaced, newest first, each with its dates."""
+    facts = list(facts)
+    by_id = {f.id: f for f in facts}
+    before: dict[int, list[Fact]] = {}
+    for f in facts:
+        if f.superseded_by is not None and f.superseded_by in by_id:
+            before.setdefault(f.superseded_by, []).append(f)
     out = []
-    for r in rows:
-        if r.get("superseded_by") is not None and int(r["superseded_by"]) in by_id:
+    for f in facts:
+        if f.superseded_by is not None and f.superseded_by in by_id:
             continue  # shown in the history of the fact that replaced it
-        chain: list[dict[str, Any]] = []
-        todo = sorted(before.get(int(r["id"]), []), key=lambda x: -float(x["valid_until"] or 0))
-        seen = {int(r["id"])}
+        chain: list[Fact] = []
+        todo = sorted(before.get(f.id, []), key=lambda x: -(x.valid_until or 0.0))
+        seen = {f.id}
         while todo:
             older = todo.pop(0)
-            if int(older["id"]) in seen:
+            if older.id in seen:
                 continue
-            seen.add(int(older["id"]))
+            seen.add(older.id)
             chain.append(older)
-            todo = sorted(todo + before.get(int(older["id"]), []),
-                          key=lambda x: -float(x["valid_until"] or 0))
-        out.append({"fact": r, "history": chain})
+            todo = sorted(todo + before.get(older.id, []), key=lambda x: -(x.valid_until or 0.0))
+        out.append((f, chain))
     return out

@@ -4,8 +4,6 @@ overviews and every exchange in order. Nothing outside the memory layers calls a
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..context import Context
 from ..storage.tables import Rows
 from ..storage.tables import exchanges as exchanges_db
@@ -14,6 +12,8 @@ from ..storage.tables import notes as notes_db
 from ..storage.tables import pages as pages_db
 from ..storage.tables import segments as segments_db
 from ..storage.tables import traces as traces_db
+from ..storage.tables.facts import Fact
+from ..storage.tables.segments import Segment
 
 
 def short_term_rows(ctx: Context, user_id: str) -> Rows:
@@ -26,7 +26,7 @@ def short_term_count(ctx: Context, user_id: str) -> int:
     return exchanges_db.short_term_count(ctx.store, user_id)
 
 
-def maintenance_state(ctx: Context, user_id: str) -> tuple[int, list[dict[str, Any]]]:
+def maintenance_state(ctx: Context, user_id: str) -> tuple[int, list[Segment]]:
     """The pending page count and the segments holding unanalysed pages, in one statement."""
     return segments_db.maintenance_state(ctx.store, user_id)
 
@@ -41,7 +41,7 @@ def note_rows(ctx: Context, user_id: str) -> Rows:
     return notes_db.note_rows(ctx.store, user_id)
 
 
-def fact_rows(ctx: Context, user_id: str, kind: str) -> Rows:
+def fact_rows(ctx: Context, user_id: str, kind: str) -> list[Fact]:
     """One fact list of the user ('user' or 'assistant'), current and replaced, oldest first."""
     return facts_db.fact_rows(ctx.store, user_id, kind)
 

@@ -15,6 +15,7 @@ from ..storage.tables import pages as pages_db
 from ..storage.tables import profile as profile_db
 from ..storage.tables import segments as segments_db
 from ..storage.tables import user_state as user_state_db
+from ..storage.tables.facts import Fact
 from . import fact_history, signals
 from .consolidation import pending_pages
 from .heat import heat_terms
@@ -205,13 +206,12 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
     return [view for _, view in exact]
 
 
-def fact_view(row: dict[str, Any]) -> FactView:
+def fact_view(fact: Fact) -> FactView:
     """A fact as inspection shows it: sources, and since when / until when it held."""
-    return {"id": row["id"], "text": row["text"], "sources": json.loads(row["sources"]),
-            "created_at": row["created_at"], "updated_at": row["updated_at"],
-            "valid_from": row["valid_from"], "valid_until": row["valid_until"],
-            "superseded_by": row["superseded_by"], "by_user": bool(row.get("by_user")),
-            "origin": str(row.get("origin") or "")}
+    return {"id": fact.id, "text": fact.text, "sources": list(fact.sources),
+            "created_at": fact.created_at, "updated_at": fact.updated_at,
+            "valid_from": fact.valid_from, "valid_until": fact.valid_until,
+            "superseded_by": fact.superseded_by, "by_user": fact.by_user, "origin": fact.origin}
 
 
 def fact_views(ctx: Context, user_id: str, kind: str) -> list[FactView]:
@@ -222,8 +222,8 @@ def fact_views(ctx: Context, user_id: str, kind: str) -> list[FactView]:
 def fact_timelines(ctx: Context, user_id: str, kind: str) -> list[FactTimeline]:
     """One fact list as it holds now, each fact with `history`: the values it replaced,
     newest first, each with its dates."""
-    return [FactTimeline(**fact_view(t["fact"]), history=[fact_view(h) for h in t["history"]])
-            for t in fact_history.timeline(facts_db.fact_rows(ctx.store, user_id, kind))]
+    return [FactTimeline(**fact_view(fact), history=[fact_view(h) for h in history])
+            for fact, history in fact_history.timeline(facts_db.fact_rows(ctx.store, user_id, kind))]
 
 
 def profile_rows(ctx: Context, user_id: str) -> list[ProfileView]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import BaseStore, row_dict
@@ -11,11 +12,46 @@ from ..db import Connection
 from . import Rows, insert_row, marks
 
 
-def fact_rows(store: BaseStore, user_id: str, kind: str) -> Rows:
-    """One fact list of the user ('user' or 'assistant'), oldest first."""
-    rows: Rows = store.query("SELECT * FROM facts WHERE user_id = ? AND kind = ? ORDER BY id",
-                             (user_id, kind))
-    return rows
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One fact row: its text, the pages it came from, and when it held (`valid_until` and
+    `superseded_by` None while it is current)."""
+
+    id: int
+    user_id: str
+    kind: str
+    text: str
+    norm: str
+    sources: tuple[int, ...]
+    created_at: float
+    updated_at: float
+    valid_from: float | None
+    valid_until: float | None
+    superseded_by: int | None
+    by_user: bool  # written or corrected by the user (analysis leaves it as it is)
+    origin: str  # where an imported fact came from ("imported from Claude memory"), else ""
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Fact:
+        """The fact of a `SELECT *` row (sources decoded)."""
+        return cls(id=int(row["id"]), user_id=str(row["user_id"]), kind=str(row["kind"]),
+                   text=str(row["text"]), norm=str(row["norm"]),
+                   sources=tuple(int(i) for i in json.loads(row["sources"] or "[]")),
+                   created_at=float(row["created_at"]), updated_at=float(row["updated_at"]),
+                   valid_from=_float(row["valid_from"]), valid_until=_float(row["valid_until"]),
+                   superseded_by=None if row["superseded_by"] is None
+                   else int(row["superseded_by"]),
+                   by_user=bool(row.get("by_user")), origin=str(row.get("origin") or ""))
+
+
+def fact_rows(store: BaseStore, user_id: str, kind: str) -> list[Fact]:
+    """One fact list of the user ('user' or 'assistant'), current and replaced, oldest first."""
+    return [Fact.from_row(r) for r in store.query(
+        "SELECT * FROM facts WHERE user_id = ? AND kind = ? ORDER BY id", (user_id, kind))]
 
 
 def facts_by_id(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, dict[str, Any]]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import BaseStore, row_dict
@@ -12,15 +13,42 @@ from . import Rows, insert_row, marks
 from .pages import HOLDS_UNANALYSED, PENDING_COUNT
 
 
-def segment(store: BaseStore, user_id: str, segment_id: int) -> dict[str, Any] | None:
-    """One segment row of the user, or None."""
-    return store.query_one(
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One segment row: its topic (summary, keywords) and its heat counters."""
+
+    id: int
+    user_id: str
+    summary: str
+    keywords: tuple[str, ...]
+    n_visit: int
+    l_interaction: int
+    last_visit: float
+    created_at: float
+    updated_at: float
+    analysed_at: float | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Segment:
+        """The segment of a `SELECT *` row (keywords decoded; other columns left out)."""
+        return cls(id=int(row["id"]), user_id=str(row["user_id"]), summary=str(row["summary"]),
+                   keywords=tuple(json.loads(row["keywords"] or "[]")),
+                   n_visit=int(row["n_visit"]), l_interaction=int(row["l_interaction"]),
+                   last_visit=float(row["last_visit"]), created_at=float(row["created_at"]),
+                   updated_at=float(row["updated_at"]),
+                   analysed_at=None if row["analysed_at"] is None else float(row["analysed_at"]))
+
+
+def segment(store: BaseStore, user_id: str, segment_id: int) -> Segment | None:
+    """One segment of the user, or None."""
+    row = store.query_one(
         "SELECT * FROM segments WHERE id = ? AND user_id = ?", (segment_id, user_id))
+    return None if row is None else Segment.from_row(row)
 
 
-def user_segments(conn: Connection, user_id: str) -> list[dict[str, Any]]:
-    """Every segment row of the user, by id."""
-    return [row_dict(r) for r in conn.execute(
+def user_segments(conn: Connection, user_id: str) -> list[Segment]:
+    """Every segment of the user, by id."""
+    return [Segment.from_row(row_dict(r)) for r in conn.execute(
         "SELECT * FROM segments WHERE user_id = ? ORDER BY id", (user_id,))]
 
 
@@ -46,24 +74,20 @@ def segments_by_id(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, 
         f"SELECT * FROM segments WHERE id IN ({marks(ids)}) AND user_id = ?", (*ids, user_id))}
 
 
-def maintenance_state(store: BaseStore, user_id: str) -> tuple[int, list[dict[str, Any]]]:
+def maintenance_state(store: BaseStore, user_id: str) -> tuple[int, list[Segment]]:
     """The pending page count and the segments holding unanalysed pages (by id), in one
     statement: what a turn's maintenance reads to decide whether there is anything to do."""
     rows = store.query(
         f"SELECT p.pending AS pending_pages, s.* FROM ({PENDING_COUNT}) AS p"
         f" LEFT JOIN segments s ON {HOLDS_UNANALYSED} ORDER BY s.id", (user_id, user_id))
     pending = int(rows[0]["pending_pages"]) if rows else 0
-    found = [{k: v for k, v in r.items() if k != "pending_pages"} for r in rows
-             if r["id"] is not None]
-    return pending, found
+    return pending, [Segment.from_row(r) for r in rows if r["id"] is not None]
 
 
-def segments_with_unanalysed_pages(
-    store: BaseStore, user_id: str
-) -> list[dict[str, Any]]:
+def segments_with_unanalysed_pages(store: BaseStore, user_id: str) -> list[Segment]:
     """Segments of the user holding at least one page not analysed yet, by id."""
-    return store.query(f"SELECT s.* FROM segments s WHERE {HOLDS_UNANALYSED} ORDER BY s.id",
-                       (user_id,))
+    return [Segment.from_row(r) for r in store.query(
+        f"SELECT s.* FROM segments s WHERE {HOLDS_UNANALYSED} ORDER BY s.id", (user_id,))]
 
 
 def all_segment_rows(store: BaseStore) -> list[dict[str, Any]]:
