@@ -1,9 +1,8 @@
-"""Endpoint API keys at rest: Fernet under a key derived (HKDF-SHA256) from the secret key.
+"""Endpoint API keys at rest: Fernet under a key derived (HKDF-SHA256) from the secret key."""
 
-Rotation: the current SECRET_KEY encrypts; SECRET_KEY_FALLBACKS (the previous keys, which Flask
-also accepts for session cookies) still decrypt, and a key read through an old one is sealed
-again under the current one (`reseal`, or `flask --app webapp reseal-api-keys` for all).
-"""
+# Rotation: the current SECRET_KEY encrypts; SECRET_KEY_FALLBACKS (the previous keys, which Flask
+# also accepts for session cookies) still decrypt, and a key read through an old one is sealed
+# again under the current one (`reseal`, or `flask --app webapp reseal-api-keys` for all).
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""Memory maintenance after a chat turn, off the request: consolidation and analysis can be slow.
+"""Memory maintenance after a chat turn, off the request: consolidation and analysis can be slow."""
 
-In the background it is a stored job ("maintain", one queued per user), so any worker process
-of any host runs it and a restart loses nothing: pending pages stay in the store either way.
-"""
+# In the background it is a stored job ("maintain", one queued per user), so any worker process
+# of any host runs it and a restart loses nothing: pending pages stay in the store either way.
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""Prometheus metrics at /-/metrics (prometheus_client), served only with the bearer token.
+"""Prometheus metrics at /-/metrics (prometheus_client), served only with the bearer token."""
 
-Under gunicorn with several workers set PROMETHEUS_MULTIPROC_DIR to an empty folder (emptied at
-each start): every worker writes its counters and histograms there and a scrape, served by any
-worker, sums them all. Jobs and store size are read from the store at scrape time.
-"""
+# Under gunicorn with several workers set PROMETHEUS_MULTIPROC_DIR to an empty folder (emptied at
+# each start): every worker writes its counters and histograms there and a scrape, served by any
+# worker, sums them all. Jobs and store size are read from the store at scrape time.
 
 from __future__ import annotations
 

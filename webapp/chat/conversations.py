@@ -1,5 +1,4 @@
-"""Conversations (routes of the chat blueprint): New chat, the list, one conversation read-only
-and its earlier exchanges a page at a time ("Load earlier")."""
+"""Conversations (chat blueprint routes): New chat, the list, one read-only, "Load earlier"."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What the chat templates show of an exchange (stored or just answered) and of a prompt: the
-answer's figures and the context-window gauge (the "Memory updated" note: notes)."""
+"""What the chat templates show of an exchange and of a prompt: figures and the window gauge."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""A streamed chat turn: the engine answers on the app's bounded pool of answer threads and the
-response relays its events as Server-Sent Events; Stop (a POST naming the turn, or the browser
-hanging up) ends it."""
+"""A streamed chat turn: answered on the app's bounded pool, relayed as SSE, ended by Stop."""
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
-"""Evaluation runs of the lab: stored jobs of kind "eval", whose result holds the records.
+"""Evaluation runs of the lab: stored jobs of kind "eval", whose result holds the records."""
 
-A run is a job row of its user (so an erased account leaves none, like every job); its result
-keeps the summary as JSON and the records gzip-compressed (a LoCoMo conversation's records with
-their context lines are megabytes of repetitive text). Each run evaluates on a throwaway memory
-of its own (memoryos_core.evaluation): the user's memory is never read or changed.
-"""
+# A run is a job row of its user (so an erased account leaves none, like every job); its result
+# keeps the summary as JSON and the records gzip-compressed (a LoCoMo conversation's records with
+# their context lines are megabytes of repetitive text). Each run evaluates on a throwaway memory
+# of its own (memoryos_core.evaluation): the user's memory is never read or changed.
 
 from __future__ import annotations
 

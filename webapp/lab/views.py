@@ -1,9 +1,8 @@
-"""The evaluation lab (/lab): start a run, watch it, read its results, compare two runs.
+"""The evaluation lab (/lab): start a run, watch it, read its results, compare two runs."""
 
-A run evaluates an uploaded LoCoMo / LongMemEval file, or a built-in sample, on a throwaway
-memory of its own (see runs); the user's memory is never read or changed. Runs are the
-user's stored jobs: listed, cancelled, deleted, gone with the account.
-"""
+# A run evaluates an uploaded LoCoMo / LongMemEval file, or a built-in sample, on a throwaway
+# memory of its own (see runs); the user's memory is never read or changed. Runs are the
+# user's stored jobs: listed, cancelled, deleted, gone with the account.
 
 from __future__ import annotations
 

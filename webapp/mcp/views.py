@@ -1,9 +1,8 @@
-"""MCP over Streamable HTTP at /mcp (bearer tokens, one user per token) and the token pages.
+"""MCP over Streamable HTTP at /mcp (bearer tokens, one user per token) and the token pages."""
 
-The SDK's transport answers each POST in stateless JSON mode inside the request's own thread
-(`memoryos_core.hosts.mcp_server.serve_http`): no event loop or session outlives a request, so the
-endpoint works the same under gunicorn's sync workers, threaded workers and the dev server.
-"""
+# The SDK's transport answers each POST in stateless JSON mode inside the request's own thread
+# (`memoryos_core.hosts.mcp_server.serve_http`): no event loop or session outlives a request, so the
+# endpoint works the same under gunicorn's sync workers, threaded workers and the dev server.
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The stored structured profile by family (levels come from the store, never parsed text);
-the user corrects or deletes a dimension."""
+"""The stored structured profile by family; the user corrects or deletes a dimension."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Memory inspection: tiers, gauges and heat chart, segments, pages with chain links, events;
-the user's search, forgetting an exchange and correcting facts."""
+"""Memory inspection (tiers, segments, pages, events), search, forgetting, correcting facts."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""The web app's tables' SQL: users, chat endpoints, login failures, login sessions, MCP tokens.
+"""The web app's tables' SQL: users, chat endpoints, login failures, login sessions, MCP tokens."""
 
-Without a database URL they live in their own SQLite file next to the memory store (today's
-`users.sqlite3`, opened unchanged); with one, in the shared PostgreSQL database, over the
-engine's connections (memoryos_core/storage/pg_schema.py makes them).
-"""
+# Without a database URL they live in their own SQLite file next to the memory store (today's
+# `users.sqlite3`, opened unchanged); with one, in the shared PostgreSQL database, over the
+# engine's connections (memoryos_core/storage/pg_schema.py makes them).
 
 from __future__ import annotations
 
