@@ -13,6 +13,7 @@ from ..memory import conversations
 from ..memory.state import PageView, page_view
 from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import traces as traces_db
+from ..storage.tables.exchanges import Exchange
 
 TITLE_CHARS = 80
 
@@ -76,8 +77,8 @@ def _replaced(trace: dict[str, Any]) -> str | None:
     return None
 
 
-def chat_view(row: dict[str, Any], trace_text: str | None) -> ChatView:
-    """An exchange row and its stored trace (JSON text, or None) as the chat shows it."""
+def chat_view(row: Exchange, trace_text: str | None) -> ChatView:
+    """An exchange and its stored trace (JSON text, or None) as the chat shows it."""
     trace: dict[str, Any] = {}
     if trace_text:
         try:
@@ -133,7 +134,7 @@ class Conversations:
         if first is None:
             raise NotFound(f"conversation {conversation_id} does not exist")
         shown = list(reversed(rows[:limit]))
-        traces = traces_db.traces_of(store, user_id, [int(r["id"]) for r in shown])
+        traces = traces_db.traces_of(store, user_id, [r.id for r in shown])
         current = exchanges_db.current_conversation(store, user_id)
         return ConversationPage(
             id=conversation_id, title=_title({"first_user": first["user_text"],
@@ -142,7 +143,7 @@ class Conversations:
             source=_kind(first["source"]),
             count=exchanges_db.conversation_size(store, user_id, conversation_id),
             current=current == conversation_id and conversation_id != exchanges_db.UNGROUPED,
-            exchanges=[chat_view(r, traces.get(int(r["id"]))) for r in shown],
+            exchanges=[chat_view(r, traces.get(r.id)) for r in shown],
             earlier=len(rows) > limit)
 
     def new_conversation(self, user_id: str) -> list[int]:

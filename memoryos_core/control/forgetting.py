@@ -239,7 +239,7 @@ def forget(ctx: Context, user_id: str, exchange_id: int, everywhere: bool) -> Fo
     row = exchanges_db.exchange_row(ctx.store, user_id, exchange_id)
     if row is None:
         raise NotFound(f"no page {exchange_id}")
-    key = str(row["content_key"])
+    key = row.content_key
     saved = None
     rewritten: list[int] = []
     with ctx.store.transaction(user_id) as conn:

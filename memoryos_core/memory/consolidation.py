@@ -164,7 +164,8 @@ def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) 
     overview = state["overview"] if state else ""
     previous = None
     if state and state["last_page_id"]:
-        previous = exchanges_db.exchange_row(ctx.store, user_id, state["last_page_id"])
+        last = int(state["last_page_id"])  # the page as a row, like the batch's pages
+        previous = exchanges_db.exchanges_by_id(ctx.store, user_id, [last]).get(last)
     ids = [int(p["id"]) for p in batch]
     stored = ctx.index.vectors_of(user_id, "page", ids + ([previous["id"]] if previous else []))
     vectors = np.vstack([stored[i] for i in ids])

@@ -15,6 +15,7 @@ from ..storage.tables import pages as pages_db
 from ..storage.tables import profile as profile_db
 from ..storage.tables import segments as segments_db
 from ..storage.tables import user_state as user_state_db
+from ..storage.tables.exchanges import Exchange
 from ..storage.tables.facts import Fact
 from . import fact_history, signals
 from .consolidation import pending_pages
@@ -168,14 +169,13 @@ class State(TypedDict):
     pending_work: PendingWork
 
 
-def page_view(row: dict[str, Any]) -> PageView:
+def page_view(ex: Exchange) -> PageView:
     """A page or exchange as inspection shows it."""
     return {
-        "id": row["id"], "user": row["user_text"], "assistant": row["assistant_text"],
-        "timestamp": row["ts"], "tier": row["tier"], "segment_id": row["segment_id"],
-        "prev_id": row["prev_id"], "next_id": row["next_id"], "overview": row["overview"],
-        "keywords": json.loads(row["keywords"]), "analysed": bool(row["analysed"]),
-        "source": row["source"],
+        "id": ex.id, "user": ex.user_text, "assistant": ex.assistant_text,
+        "timestamp": ex.ts, "tier": ex.tier, "segment_id": ex.segment_id,
+        "prev_id": ex.prev_id, "next_id": ex.next_id, "overview": ex.overview,
+        "keywords": list(ex.keywords), "analysed": ex.analysed, "source": ex.source,
     }
 
 
@@ -187,7 +187,8 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
     pages_by_segment: dict[int, list[PageView]] = {}
     if with_pages:
         for row in pages_db.filed_page_rows(ctx.store, user_id, segment_id):
-            pages_by_segment.setdefault(row["segment_id"], []).append(page_view(row))
+            if row.segment_id is not None:  # filed pages: always
+                pages_by_segment.setdefault(row.segment_id, []).append(page_view(row))
     for seg in segments_db.segment_rows_with_counts(ctx.store, user_id, segment_id):
         terms = heat_terms(seg, ctx.config, now)
         view: SegmentView = {
@@ -262,8 +263,9 @@ def build_profile(ctx: Context, user_id: str) -> Profile:
 def build_state(ctx: Context, user_id: str) -> State:
     """The whole memory of a user: short-term, mid-term, long-term, pending work."""
     cfg = ctx.config
-    short = [page_view(r) for r in exchanges_db.short_term_rows(ctx.store, user_id)]
-    pending = [page_view(r) for r in pending_pages(ctx, user_id)]
+    short = [page_view(Exchange.from_row(r))
+             for r in exchanges_db.short_term_rows(ctx.store, user_id)]
+    pending = [page_view(Exchange.from_row(r)) for r in pending_pages(ctx, user_id)]
     segments = segment_views(ctx, user_id)
     user_state = user_state_db.user_state(ctx.store, user_id)
     pages_total = sum(len(s["pages"]) for s in segments) + len(pending)
@@ -314,4 +316,4 @@ def one_page(ctx: Context, user_id: str, page_id: int) -> PageDetail:
 def recent_exchanges(ctx: Context, user_id: str, limit: int = 50) -> list[PageView]:
     """The newest exchanges of any tier, oldest first: the chat history."""
     rows = exchanges_db.recent_exchange_rows(ctx.store, user_id, limit)
-    return [page_view(r) for r in reversed(rows)]
+    return [page_view(Exchange.from_row(r)) for r in reversed(rows)]

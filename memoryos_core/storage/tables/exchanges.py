@@ -7,13 +7,59 @@ a version written back. Its mid-term tier, the pages, is `tables/pages.py`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import BaseStore, row_dict
 from ..db import Connection
 from ..search import fts_query
 from . import Rows, insert_row, marks
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One exchanges row: a short-term exchange, or a mid-term page (`tier` 'mid') with its
+    segment, its dialogue chain (prev_id, next_id), overview and keywords."""
+
+    id: int
+    user_id: str
+    user_text: str
+    assistant_text: str
+    ts: float  # when it was said (dialogue time)
+    admitted_at: float
+    tier: str
+    segment_id: int | None
+    prev_id: int | None
+    next_id: int | None
+    overview: str
+    keywords: tuple[str, ...]
+    analysed: bool
+    source: str
+    content_key: str
+    moved_at: float | None
+    conversation_id: int | None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Exchange:
+        """The exchange of a `SELECT *` row (keywords decoded; other columns left out)."""
+        moved = row["moved_at"]
+        return cls(id=int(row["id"]), user_id=str(row["user_id"]),
+                   user_text=str(row["user_text"]), assistant_text=str(row["assistant_text"]),
+                   ts=float(row["ts"]), admitted_at=float(row["admitted_at"]),
+                   tier=str(row["tier"]), segment_id=_int(row["segment_id"]),
+                   prev_id=_int(row["prev_id"]), next_id=_int(row["next_id"]),
+                   overview=str(row["overview"] or ""),
+                   keywords=tuple(json.loads(row["keywords"] or "[]")),
+                   analysed=bool(row["analysed"]), source=str(row["source"]),
+                   content_key=str(row["content_key"]),
+                   moved_at=None if moved is None else float(moved),
+                   conversation_id=_int(row.get("conversation_id")))
 
 # -- admission (inside the caller's transaction) -------------------------------------------
 
@@ -69,11 +115,11 @@ def short_term_count(store: BaseStore, user_id: str) -> int:
                             " 'short'", (user_id,)) or 0)
 
 
-def exchange_row(store: BaseStore, user_id: str, exchange_id: int) -> dict[str, Any] | None:
+def exchange_row(store: BaseStore, user_id: str, exchange_id: int) -> Exchange | None:
     """One exchange of the user, or None."""
-    row: dict[str, Any] | None = store.query_one(
+    row = store.query_one(
         "SELECT * FROM exchanges WHERE id = ? AND user_id = ?", (exchange_id, user_id))
-    return row
+    return None if row is None else Exchange.from_row(row)
 
 
 def exchanges_by_id(store: BaseStore, user_id: str, ids: list[int],
@@ -174,7 +220,7 @@ def conversation_listing(store: BaseStore, user_id: str, limit: int) -> Rows:
 
 
 def exchanges_before(store: BaseStore, user_id: str, conversation: int,
-                     before: tuple[float, int] | None, limit: int) -> Rows:
+                     before: tuple[float, int] | None, limit: int) -> list[Exchange]:
     """Up to `limit` exchanges of one conversation, newest first, older than `before`
     ((ts, id), exclusive; None: from the newest)."""
     where, params = _in(conversation)
@@ -182,14 +228,13 @@ def exchanges_before(store: BaseStore, user_id: str, conversation: int,
     more: tuple[Any, ...] = ()
     if before is not None:
         older, more = " AND (ts < ? OR (ts = ? AND id < ?))", (before[0], before[0], before[1])
-    rows: Rows = store.query(
+    return [Exchange.from_row(r) for r in store.query(
         f"SELECT * FROM exchanges WHERE user_id = ? AND {where}{older}"
-        " ORDER BY ts DESC, id DESC LIMIT ?", (user_id, *params, *more, limit))
-    return rows
+        " ORDER BY ts DESC, id DESC LIMIT ?", (user_id, *params, *more, limit))]
 
 
 def exchange_in_conversation(store: BaseStore, user_id: str, conversation: int,
-                exchange_id: int) -> dict[str, Any] | None:
+                             exchange_id: int) -> dict[str, Any] | None:
     """One exchange of the user if it is in that conversation, else None."""
     where, params = _in(conversation)
     row: dict[str, Any] | None = store.query_one(

@@ -9,7 +9,8 @@ from typing import Any
 
 from ..base import BaseStore, row_dict
 from ..db import Connection
-from . import Rows, marks
+from . import marks
+from .exchanges import Exchange
 
 # -- pending pages ----------------------------------------------------------------------------
 
@@ -98,14 +99,14 @@ def segment_size(store: BaseStore, user_id: str, segment_id: int) -> int:
         (segment_id, user_id)) or 0)
 
 
-def filed_page_rows(store: BaseStore, user_id: str, segment_id: int | None = None) -> Rows:
+def filed_page_rows(store: BaseStore, user_id: str,
+                    segment_id: int | None = None) -> list[Exchange]:
     """Pages filed in segments (or in one segment), in dialogue order."""
     only = "" if segment_id is None else " AND segment_id = ?"
     extra: tuple[int, ...] = () if segment_id is None else (segment_id,)
-    rows: Rows = store.query(
+    return [Exchange.from_row(r) for r in store.query(
         "SELECT * FROM exchanges WHERE user_id = ? AND segment_id IS NOT NULL" + only +
-        " ORDER BY ts, id", (user_id, *extra))
-    return rows
+        " ORDER BY ts, id", (user_id, *extra))]
 
 
 def unanalysed_pages(
