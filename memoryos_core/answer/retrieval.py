@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -359,17 +360,38 @@ def _without_repeats(pages: list[PageHit],
     exports) would spend the budget on what the block already holds; the trace keeps them,
     marked as repeats.
     """
+    texts = [f"{page_rows[p['id']]['user_text']} | {page_rows[p['id']]['assistant_text']}"
+             for p in pages]
+    # only pages sharing their letters and digits can share their words: the others' keys
+    # (a regex over each page, most of this) are never compared
+    shared = Counter(_letters_and_digits(t) for t in texts)
     seen: dict[str, int] = {}
     out: list[PageHit] = []
-    for p in pages:
-        row = page_rows[p["id"]]
-        key = word_key(f"{row['user_text']} | {row['assistant_text']}")
+    for p, text in zip(pages, texts, strict=True):
+        if shared[_letters_and_digits(text)] == 1:
+            out.append(p)
+            continue
+        key = word_key(text)
         if key in seen:
             p["repeats"] = seen[key]
             continue
         seen[key] = p["id"]
         out.append(p)
     return out + [p for p in pages if "repeats" in p]
+
+
+_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
+
+
+def _letters_and_digits(text: str) -> bytes:
+    """A text's `word_key` less its spaces and apostrophes: equal keys give equal values.
+
+    An ASCII text's words are its runs of letters and digits (lower-cased), so its value is
+    its letters and digits, lower-cased; any other text's is taken from its key.
+    """
+    if text.isascii():
+        return text.lower().encode("ascii").translate(None, _NOT_ALNUM)
+    return word_key(text).replace(" ", "").replace("'", "").encode()
 
 
 def _period_hits(ctx: Context, user_id: str, qvec: Any, period: tuple[float, float] | None,
