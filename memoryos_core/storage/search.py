@@ -186,7 +186,9 @@ def word_scores(store: BaseStore, words: list[str],
     missing = [w for w in dict.fromkeys(words) if w not in out]
     if not missing:
         return out
-    rows = conn.execute(" UNION ALL ".join(
+    cursor = conn.cursor()
+    cursor.row_factory = None  # plain tuples: a few hundred rows a word
+    rows = cursor.execute(" UNION ALL ".join(
         f"SELECT {i} AS k, rowid, bm25(exchanges_fts) FROM exchanges_fts"
         " WHERE exchanges_fts MATCH ?" for i in range(len(missing))),
         [fts_query([w]) for w in missing]).fetchall()
