@@ -31,6 +31,9 @@ def test_analysis_run_job_and_show_changes(client, user, engine):
 def test_analysis_profile_page_shows_signals_without_a_level(client, user, engine):
     from tests.core.test_profile_signals import HOBBIES, transcript
 
+    # an empty profile says how it fills in, and links where to fill it now
+    empty = client.get("/profile").get_data(as_text=True)
+    assert "Nothing yet" in empty and 'href="/analysis"' in empty
     run = client.post("/import/run.json", data={"text": transcript(HOBBIES),
                                                 "format": "transcript"})
     assert wait_job(engine, user, run.json["job"]["id"])["status"] == "done"
