@@ -189,18 +189,19 @@ def segment_views(ctx: Context, user_id: str, with_pages: bool = True,
         for row in pages_db.filed_page_rows(ctx.store, user_id, segment_id):
             if row.segment_id is not None:  # filed pages: always
                 pages_by_segment.setdefault(row.segment_id, []).append(page_view(row))
-    for seg in segments_db.segment_rows_with_counts(ctx.store, user_id, segment_id):
+    for seg, page_count, unanalysed in segments_db.segments_with_counts(ctx.store, user_id,
+                                                                        segment_id):
         terms = heat_terms(seg, ctx.config, now)
         view: SegmentView = {
-            "id": seg["id"], "summary": seg["summary"], "keywords": json.loads(seg["keywords"]),
+            "id": seg.id, "summary": seg.summary, "keywords": list(seg.keywords),
             "heat": round(terms["heat"], 4), "n_visit": terms["n_visit"],
             "l_interaction": terms["l_interaction"], "recency": round(terms["recency"], 4),
-            "last_visit": seg["last_visit"], "created_at": seg["created_at"],
-            "analysed_at": seg["analysed_at"], "page_count": seg["page_count"],
-            "unanalysed_pages": seg["unanalysed"],
+            "last_visit": seg.last_visit, "created_at": seg.created_at,
+            "analysed_at": seg.analysed_at, "page_count": page_count,
+            "unanalysed_pages": unanalysed,
         }
         if with_pages:
-            view["pages"] = pages_by_segment.get(seg["id"], [])
+            view["pages"] = pages_by_segment.get(seg.id, [])
         exact.append((terms["heat"], view))
     # order by the exact heat: rounded values tie and their order would drift with the clock
     exact.sort(key=lambda hv: (-hv[0], hv[1]["id"]))

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..base import BaseStore, row_dict
 from ..db import Connection
-from . import Rows, insert_row, marks
+from . import insert_row, marks
 from .pages import HOLDS_UNANALYSED, PENDING_COUNT
 
 
@@ -52,18 +52,18 @@ def user_segments(conn: Connection, user_id: str) -> list[Segment]:
         "SELECT * FROM segments WHERE user_id = ? ORDER BY id", (user_id,))]
 
 
-def segment_rows_with_counts(store: BaseStore, user_id: str, segment_id: int | None = None) -> Rows:
-    """The user's segments (or one) with `page_count` and `unanalysed` page counts."""
+def segments_with_counts(store: BaseStore, user_id: str,
+                         segment_id: int | None = None) -> list[tuple[Segment, int, int]]:
+    """The user's segments (or one), each with its page count and unanalysed page count."""
     only = "" if segment_id is None else " AND s.id = ?"
     extra: tuple[int, ...] = () if segment_id is None else (segment_id,)
-    rows: Rows = store.query(
+    rows = store.query(
         "SELECT s.*, (SELECT count(*) FROM exchanges e WHERE e.segment_id = s.id) AS"
         " page_count, (SELECT count(*) FROM exchanges e WHERE e.segment_id = s.id AND"
         " e.analysed = 0) AS unanalysed FROM segments s WHERE s.user_id = ?" + only,
         (user_id, *extra))
-    for row in rows:  # counts are plain ints on every backend
-        row["page_count"], row["unanalysed"] = int(row["page_count"]), int(row["unanalysed"])
-    return rows
+    # counts are plain ints on every backend
+    return [(Segment.from_row(r), int(r["page_count"]), int(r["unanalysed"])) for r in rows]
 
 
 def segments_by_id(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, dict[str, Any]]:
