@@ -9,6 +9,7 @@ import sqlite3
 import threading
 import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -127,9 +128,12 @@ def _ranked_by_sql(store: BaseStore, user_id: str, weights: dict[str, float], li
 # (row count, average length, the word's document count, its frequency in and the length of
 # each row), never on the user or the other words. Any write to the index (an exchange added,
 # deleted or edited, a rebuild, a merge) rewrites its structure record; the averages record
-# holds the row and token counts: the two blobs are the key, read again after a miss is
-# computed, so values of two index states never mix. Inside a write transaction nothing is
-# kept or used (FTS5's pending rows are in no blob yet).
+# holds the row and token counts: the two blobs are the key, read in the same statement as the
+# term counts and as the scores of words not kept yet, so values of two states never mix. The
+# first keyword search in a state runs the one statement as before (a chat turn writes every
+# turn: it never searches twice in one state and pays no statement more); the later ones use
+# and keep word scores. Inside a write transaction nothing is kept or used (FTS5's pending rows
+# are in no blob yet).
 KEPT_SCORE_ROWS = 2_000_000  # matching rows kept per store at most (16 bytes each)
 
 
@@ -142,26 +146,28 @@ class _KeptScores:
     rows: int = 0
     docs: dict[str, int] = field(default_factory=dict)  # term -> exchanges holding it
     span: int | None = None  # max(id) - min(id) + 1 of the exchanges
+    searched: bool = False  # a keyword search ran in this state (by the one statement)
 
 
 _KEPT: weakref.WeakKeyDictionary[BaseStore, _KeptScores] = weakref.WeakKeyDictionary()
 _KEPT_LOCK = threading.Lock()
 
 
+_STATE_ROWS = "SELECT id, block FROM exchanges_fts_data WHERE id IN (1, 10)"
+
+
 def _index_state(conn: sqlite3.Connection) -> tuple[bytes, ...]:
     """The FTS index's averages (id 1) and structure (id 10) records: changed by every write."""
-    return tuple(bytes(r[0]) for r in conn.execute(
-        "SELECT block FROM exchanges_fts_data WHERE id IN (1, 10) ORDER BY id"))
+    return _state_of(conn.execute(_STATE_ROWS).fetchall())
 
 
-def _kept_for(store: BaseStore, fresh: bool = False) -> _KeptScores | None:
-    """What is kept for the store's index in its current state (the state read once per
-    `reads_once`, or again when `fresh`); None inside a write transaction."""
-    conn = store.connect()
-    if conn.in_transaction:
-        return None
-    state = _index_state(conn) if fresh else store.once(
-        ("index state",), lambda: _index_state(conn))
+def _state_of(rows: list[Any]) -> tuple[bytes, ...]:
+    """The state from its (id, block) rows, in id order."""
+    return tuple(bytes(block) for _, block in sorted((int(r[0]), r[1]) for r in rows))
+
+
+def _kept_in(store: BaseStore, state: tuple[bytes, ...]) -> _KeptScores:
+    """What is kept for the store's index in `state` (a new, empty one for a new state)."""
     with _KEPT_LOCK:
         kept = _KEPT.get(store)
         if kept is None or kept.state != state:
@@ -172,15 +178,16 @@ def _kept_for(store: BaseStore, fresh: bool = False) -> _KeptScores | None:
 def word_scores(store: BaseStore, words: list[str],
                 ) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
     """Per word, the ids of the rows matching it and their bm25() (the one-word query's), kept
-    while the index is unchanged; None inside a write transaction or when the index changed
-    during the call."""
+    while the index is unchanged; None inside a write transaction, at the first search in an
+    index state, or when the index changed since the state was read."""
     conn = store.connect()
-    if not _sum_is_sequential(conn):
+    if conn.in_transaction:
         return None
-    kept = _kept_for(store, fresh=True)
-    if kept is None:
+    kept = _kept_in(store, store.once(("index state",), lambda: _index_state(conn)))
+    with _KEPT_LOCK:
+        first, kept.searched = not kept.searched, True
+    if first or not _sum_is_sequential(conn):  # the first search in this state: one statement
         return None
-    state = kept.state
     with _KEPT_LOCK:
         out = {w: kept.words[w] for w in words if w in kept.words}
     missing = [w for w in dict.fromkeys(words) if w not in out]
@@ -188,12 +195,14 @@ def word_scores(store: BaseStore, words: list[str],
         return out
     cursor = conn.cursor()
     cursor.row_factory = None  # plain tuples: a few hundred rows a word
-    rows = cursor.execute(" UNION ALL ".join(
-        f"SELECT {i} AS k, rowid, bm25(exchanges_fts) FROM exchanges_fts"
-        " WHERE exchanges_fts MATCH ?" for i in range(len(missing))),
+    rows = cursor.execute(" UNION ALL ".join([
+        *(f"SELECT {i} AS k, rowid, bm25(exchanges_fts) FROM exchanges_fts"
+          " WHERE exchanges_fts MATCH ?" for i in range(len(missing))),
+        "SELECT -1, id, block FROM exchanges_fts_data WHERE id IN (1, 10)"]),
         [fts_query([w]) for w in missing]).fetchall()
-    if _index_state(conn) != state:  # written meanwhile: these rows may be of either state
+    if _state_of([r[1:] for r in rows if r[0] == -1]) != kept.state:  # written since
         return None
+    rows = [r for r in rows if r[0] != -1]
     keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     ids = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
     scores = np.fromiter((r[2] for r in rows), dtype=np.float64, count=len(rows))
@@ -232,11 +241,21 @@ def _ranked_by_kept_scores(store: BaseStore, weights: dict[str, float]) -> np.nd
         idf_sum[rows] += weights[w]
         bm25_sum[rows] += scores[w][1]
     sums = np.unique(idf_sum)
-    rounded = np.array([v for chunk in range(0, len(sums), 500) for v in store.connect().execute(
-        "SELECT " + ", ".join(["round(?, 6)"] * len(sums[chunk:chunk + 500])),
-        sums[chunk:chunk + 500].tolist()).fetchone()], dtype=np.float64)
-    by_sum = rounded[np.searchsorted(sums, idf_sum)]
+    by_sum = np.array(_rounded(store, sums.tolist()))[np.searchsorted(sums, idf_sum)]
     return ids[np.lexsort((ids, bm25_sum, -by_sum))]
+
+
+def _rounded(store: BaseStore, values: list[float]) -> list[float]:
+    """round(v, 6) as ordered by SQLite's round(): Python's (correctly rounded) gives the same
+    six decimals, so the same order, unless v is next to a half-way point, where SQLite's
+    printf-based rounding may differ: those few are asked of SQLite."""
+    out = [round(v, 6) for v in values]
+    near = [i for i, v in enumerate(values)
+            if not math.isfinite(v) or abs(v) >= 1e4
+            or abs(v * 1e6 - math.floor(v * 1e6) - 0.5) < 1e-4]
+    for i in near:
+        out[i] = float(store.scalar("SELECT round(?, 6)", (values[i],)))
+    return out
 
 
 def _users_mid_pages(store: BaseStore, user_id: str, ranked: np.ndarray,
@@ -292,20 +311,26 @@ def _term_docs_and_span(store: BaseStore, terms: list[str]) -> dict[str, int]:
     """Each term's document count; the id span comes in the same statement (every caller of
     the counts needs it next) and is kept for `_rows_at_most` inside the same `reads_once`.
     Both are the index's (every exchange is in it): kept with the word scores while it is
-    unchanged."""
-    kept = _kept_for(store)
-    if kept is not None and kept.span is not None and all(t in kept.docs for t in terms):
+    unchanged; the index's state comes in the same statement too (read once a retrieval)."""
+    conn = store.connect()
+    kept = _KEPT.get(store)
+    if not conn.in_transaction and kept is not None and kept.span is not None \
+            and all(t in kept.docs for t in terms) \
+            and store.once(("index state",), lambda: _index_state(conn)) == kept.state:
         span_kept = kept.span
         store.once(("id span",), lambda: span_kept)
         return {t: kept.docs[t] for t in terms if kept.docs[t]}
     rows = store.query(
-        f"SELECT term, doc FROM exchanges_vocab WHERE term IN ({','.join('?' * len(terms))})"
-        " UNION ALL SELECT NULL, (SELECT max(id) FROM exchanges) - (SELECT min(id) FROM exchanges)"
-        " + 1", terms)
-    span = [r["doc"] for r in rows if r["term"] is None]
+        f"SELECT 0 AS part, term, doc FROM exchanges_vocab"
+        f" WHERE term IN ({','.join('?' * len(terms))}) UNION ALL SELECT 1, NULL,"
+        " (SELECT max(id) FROM exchanges) - (SELECT min(id) FROM exchanges) + 1"
+        " UNION ALL SELECT 2, id, block FROM exchanges_fts_data WHERE id IN (1, 10)", terms)
+    span = [r["doc"] for r in rows if r["part"] == 1]
     store.once(("id span",), lambda: int(span[0] or 0) if span else 0)
-    docs = {r["term"]: int(r["doc"]) for r in rows if r["term"] is not None}
-    if kept is not None and _index_state(store.connect()) == kept.state:
+    docs = {r["term"]: int(r["doc"]) for r in rows if r["part"] == 0}
+    state = _state_of([(r["term"], r["doc"]) for r in rows if r["part"] == 2])
+    if store.once(("index state",), lambda: state) == state and not conn.in_transaction:
+        kept = _kept_in(store, state)
         with _KEPT_LOCK:
             if len(kept.docs) > 50_000:
                 kept.docs.clear()
