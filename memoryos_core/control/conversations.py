@@ -53,10 +53,11 @@ class ConversationPage(TypedDict):
     earlier: bool  # more exchanges before the first one here ("Load earlier")
 
 
-def _title(row: dict[str, Any]) -> str:
+def _title(first_user: str, first_assistant: str, source: str) -> str:
+    """A conversation's title: an import's own, else its first exchange's text."""
     # an imported chat export keeps its own title in the source: "import:claude 0b7e · Title"
-    kept = str(row.get("source") or "").partition(" · ")[2]
-    text = " ".join((kept or str(row["first_user"] or row["first_assistant"] or "")).split())
+    kept = str(source or "").partition(" · ")[2]
+    text = " ".join((kept or str(first_user or first_assistant or "")).split())
     return text if len(text) <= TITLE_CHARS else text[: TITLE_CHARS - 1].rstrip() + "…"
 
 
@@ -105,11 +106,12 @@ class Conversations:
         """The user's conversations, the newest first (chats and imports alike)."""
         store = self.ctx.store
         current = exchanges_db.current_conversation(store, check_user(user_id))
-        return [ConversationView(id=int(r["conversation"]), title=_title(r),
-                                 started_at=float(r["started_at"]), last_at=float(r["last_at"]),
-                                 count=int(r["n"]), source=_kind(r["source"]),
-                                 current=current is not None and r["conversation"] == current)
-                for r in exchanges_db.conversation_listing(store, user_id, limit)]
+        return [ConversationView(id=c.conversation,
+                                 title=_title(c.first_user, c.first_assistant, c.source),
+                                 started_at=c.started_at, last_at=c.last_at, count=c.count,
+                                 source=_kind(c.source),
+                                 current=current is not None and c.conversation == current)
+                for c in exchanges_db.conversation_listing(store, user_id, limit)]
 
     def current_conversation(self, user_id: str) -> int | None:
         """The conversation the next chat message continues (None: it starts a new one)."""
@@ -137,9 +139,8 @@ class Conversations:
         traces = traces_db.traces_of(store, user_id, [r.id for r in shown])
         current = exchanges_db.current_conversation(store, user_id)
         return ConversationPage(
-            id=conversation_id, title=_title({"first_user": first["user_text"],
-                                              "first_assistant": first["assistant_text"],
-                                              "source": first["source"]}),
+            id=conversation_id, title=_title(first["user_text"], first["assistant_text"],
+                                             first["source"]),
             source=_kind(first["source"]),
             count=exchanges_db.conversation_size(store, user_id, conversation_id),
             current=current == conversation_id and conversation_id != exchanges_db.UNGROUPED,

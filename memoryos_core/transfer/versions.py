@@ -164,8 +164,8 @@ def snapshot(ctx: Context, user_id: str, label: str) -> Version:
 
 def list_versions(ctx: Context, user_id: str) -> list[Version]:
     """Versions newest first, without their documents."""
-    return [{"version": r["version"], "label": r["label"], "created_at": r["created_at"],
-             "counts": r["counts"]} for r in snapshots_db.snapshot_list(ctx.store, user_id)]
+    return [{"version": v.version, "label": v.label, "created_at": v.created_at,
+             "counts": v.counts} for v in snapshots_db.snapshot_list(ctx.store, user_id)]
 
 
 def load_version(ctx: Context, user_id: str, version: int) -> dict[str, Any]:

@@ -205,10 +205,23 @@ def conversation_by_source(store: BaseStore, user_id: str, source: str) -> int |
     return None if value is None else int(value)
 
 
-def conversation_listing(store: BaseStore, user_id: str, limit: int) -> Rows:
+@dataclass(frozen=True, slots=True)
+class ConversationRow:
+    """One conversation of a user as the listing reads it (UNGROUPED: the old exchanges)."""
+
+    conversation: int
+    started_at: float
+    last_at: float
+    count: int
+    first_user: str  # the first exchange's texts and source: the conversation's title
+    first_assistant: str
+    source: str
+
+
+def conversation_listing(store: BaseStore, user_id: str, limit: int) -> list[ConversationRow]:
     """The user's conversations, newest first: id, first exchange (title, source), first and
     last time, exchange count."""
-    rows: Rows = store.query(
+    rows = store.query(
         "WITH g AS (SELECT coalesce(conversation_id, 0) AS conversation, min(id) AS first_id,"
         " min(ts) AS started_at, max(ts) AS last_at, count(*) AS n FROM exchanges"
         " WHERE user_id = ? GROUP BY coalesce(conversation_id, 0))"
@@ -216,7 +229,11 @@ def conversation_listing(store: BaseStore, user_id: str, limit: int) -> Rows:
         " f.assistant_text AS first_assistant, f.source FROM g JOIN exchanges f"
         " ON f.id = g.first_id ORDER BY g.last_at DESC, g.conversation DESC LIMIT ?",
         (user_id, limit))
-    return rows
+    return [ConversationRow(conversation=int(r["conversation"]),
+                            started_at=float(r["started_at"]), last_at=float(r["last_at"]),
+                            count=int(r["n"]), first_user=str(r["first_user"] or ""),
+                            first_assistant=str(r["first_assistant"] or ""),
+                            source=str(r["source"] or "")) for r in rows]
 
 
 def exchanges_before(store: BaseStore, user_id: str, conversation: int,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import BaseStore
@@ -41,11 +43,27 @@ def prune_snapshots(conn: Connection, user_id: str, up_to_version: int) -> None:
                  (user_id, up_to_version))
 
 
-def snapshot_list(store: BaseStore, user_id: str) -> list[dict[str, Any]]:
-    """The user's versions newest first (version, label, created_at, counts), no documents."""
-    rows = store.query("SELECT version, label, created_at, counts FROM snapshots"
-                       " WHERE user_id = ? ORDER BY version DESC", (user_id,))
-    return [dict(r, counts=json.loads(r["counts"])) for r in rows]
+@dataclass(frozen=True, slots=True)
+class StoredVersion:
+    """One stored version of a user's memory, without its document."""
+
+    version: int
+    label: str
+    created_at: float
+    counts: dict[str, int]  # rows per part when it was saved
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> StoredVersion:
+        """The version of a row (counts decoded)."""
+        return cls(version=int(row["version"]), label=str(row["label"]),
+                   created_at=float(row["created_at"]), counts=json.loads(row["counts"]))
+
+
+def snapshot_list(store: BaseStore, user_id: str) -> list[StoredVersion]:
+    """The user's versions newest first, no documents."""
+    return [StoredVersion.from_row(r) for r in store.query(
+        "SELECT version, label, created_at, counts FROM snapshots"
+        " WHERE user_id = ? ORDER BY version DESC", (user_id,))]
 
 
 def snapshot_document(store: BaseStore, user_id: str, version: int) -> dict[str, Any] | None:
