@@ -97,9 +97,10 @@ def test_chat_embedded_model_warms_up_at_start_and_the_page_says_so(make_app):
     class Embedded(ScriptedChatModel):
         embedded = True
         loaded = threading.Event()
+        release = threading.Event()  # the load ends when the test says: no race with register
 
         def warm_up(self) -> float:
-            time.sleep(0.3)
+            self.release.wait(10)
             self.loaded.set()
             return 0.3
 
@@ -110,6 +111,7 @@ def test_chat_embedded_model_warms_up_at_start_and_the_page_says_so(make_app):
                                    "confirm": "correct horse"})
     assert warmup.state(app)["state"] == "loading"
     assert b"still loading" in client.get("/").data
+    model.release.set()
     assert model.loaded.wait(10)
     deadline = time.monotonic() + 5
     while warmup.state(app)["state"] == "loading" and time.monotonic() < deadline:
