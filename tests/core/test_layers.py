@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
+
+from tests.import_graph import circles, import_targets, package_modules
 
 PACKAGE = Path(__file__).resolve().parents[2] / "memoryos_core"
 # Each part may import only from its own layer or the ones below it (lower number).
@@ -20,42 +21,18 @@ TOP_LEVEL_AT_MOST = 12
 # the memory layers: the engine, the evaluation lab and the hosts go through those layers.
 TABLE_MODULES = ("memoryos_core.storage.tables", "memoryos_core.storage.every_table")
 MEMORY_LAYERS = {"storage", "memory", "answer", "transfer", "control", "runtime"}
-# what the web app may import of the engine's storage: opening a store, its errors, its types
-STORE_OPENING = {"memoryos_core.storage", "memoryos_core.storage.base", "memoryos_core.storage.db",
-                 "memoryos_core.storage.errors", "memoryos_core.storage.sqlite",
-                 "memoryos_core.storage.postgres"}
-WEBAPP = PACKAGE.parent / "webapp"
+# (the web app's own rule, the store and never a table: tests/webapp/test_layers.py)
 
 
 def _modules() -> dict[str, Path]:
     """Every module of the package by dotted name."""
-    out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        out[".".join(parts)] = path
-    return out
+    return package_modules(PACKAGE)
 
 
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The package modules that module `name` imports (anywhere in it, functions included)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base) + (f".{node.module}" if node.module else "")
-            else:
-                target = node.module or ""
-            for alias in node.names:
-                if f"{target}.{alias.name}" in modules:
-                    found.add(f"{target}.{alias.name}")
-                elif target in modules:
-                    found.add(target)
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names if a.name in modules)
+    found = {full if full in modules else target for target, full in import_targets(name, path)
+             if full in modules or target in modules}
     return found - {name, "memoryos_core"}
 
 
@@ -76,24 +53,7 @@ def test_every_part_of_the_engine_has_a_layer_and_imports_only_below_it():
 def test_no_import_circle():
     modules = _modules()
     graph = {m: _imports(m, path, modules) for m, path in modules.items()}
-    # a module's own package __init__ runs before it: that edge is not a circle
-    graph = {m: {t for t in deps if not m.startswith(t + ".")} for m, deps in graph.items()}
-    state: dict[str, int] = {}
-    circles: list[list[str]] = []
-
-    def visit(m: str, trail: list[str]) -> None:
-        state[m] = 1
-        for t in sorted(graph[m]):
-            if state.get(t) == 1:
-                circles.append(trail[trail.index(t):] + [t])
-            elif t not in state:
-                visit(t, trail + [t])
-        state[m] = 2
-
-    for m in sorted(graph):
-        if m not in state:
-            visit(m, [m])
-    assert circles == []
+    assert circles(graph) == []
 
 
 def _is_table_module(name: str) -> bool:
@@ -105,28 +65,6 @@ def test_only_the_memory_layers_import_a_storage_table():
     assert {m for m in modules if _is_table_module(m)} > {"memoryos_core.storage.tables.exchanges"}
     found = [f"{m} -> {t}" for m, path in modules.items() if _part(m) not in MEMORY_LAYERS
              for t in _imports(m, path, modules) if _is_table_module(t)]
-    assert found == []
-
-
-def _storage_imports(path: Path, modules: dict[str, Path]) -> set[str]:
-    """The engine's storage modules a file outside the package imports (absolute imports)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        names: list[str] = []
-        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names = [f"{node.module}.{a.name}" for a in node.names] + [node.module]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        for name in names:
-            if name.startswith("memoryos_core.storage") and name in modules:
-                found.add(name)
-    return found
-
-
-def test_the_web_app_opens_the_store_and_calls_the_engine_never_a_table():
-    modules = _modules()
-    found = sorted(f"{path.relative_to(WEBAPP.parent)} -> {t}" for path in WEBAPP.rglob("*.py")
-                   for t in _storage_imports(path, modules) if t not in STORE_OPENING)
     assert found == []
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.import_graph import circles, import_targets, package_modules
+
 PACKAGE = Path(__file__).resolve().parents[2] / "webapp"
 # 0: the shared modules every blueprint may use; 1: one folder per blueprint, each importing
 # only the shared modules and its own folder; 2: create_app, which nothing in webapp imports
@@ -19,31 +21,13 @@ STORE_MODULES = {"memoryos_core.storage", "memoryos_core.storage.sqlite"}
 
 def _modules() -> dict[str, Path]:
     """Every module of the web app by dotted name."""
-    out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        out[".".join(parts)] = path
-    return out
+    return package_modules(PACKAGE)
 
 
 def _imports(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The modules `name` imports (anywhere in it), as dotted names: the web's own resolved."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-                base = base[: len(base) - (node.level - 1)]
-                target = ".".join(base) + (f".{node.module}" if node.module else "")
-            else:
-                target = node.module or ""
-            for alias in node.names:
-                full = f"{target}.{alias.name}"
-                found.add(full if full in known or _engine_module(full) else target)
-        elif isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
+    found = {full if full in known or _engine_module(full) else target
+             for target, full in import_targets(name, path)}
     return found - {name}
 
 
@@ -78,24 +62,7 @@ def test_every_part_has_a_layer_and_imports_only_below_it():
 def test_no_import_circle():
     modules = _modules()
     graph = {m: _imports(m, path, modules) & set(modules) for m, path in modules.items()}
-    # a module's own package __init__ runs before it: that edge is not a circle
-    graph = {m: {t for t in deps if not m.startswith(t + ".")} for m, deps in graph.items()}
-    state: dict[str, int] = {}
-    circles: list[list[str]] = []
-
-    def visit(m: str, trail: list[str]) -> None:
-        state[m] = 1
-        for t in sorted(graph[m]):
-            if state.get(t) == 1:
-                circles.append(trail[trail.index(t):] + [t])
-            elif t not in state:
-                visit(t, trail + [t])
-        state[m] = 2
-
-    for m in sorted(graph):
-        if m not in state:
-            visit(m, [m])
-    assert circles == []
+    assert circles(graph) == []
 
 
 def test_the_web_uses_the_engine_store_but_no_table_rows():
