@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryos_core.answer import retrieval
+from memoryos_core.answer import page_order
 from memoryos_core.answer.memory_block import page_tokens
 
 FILLER = ["How do I repot a fern?", "Suggest a podcast about history.",
@@ -38,4 +38,4 @@ def test_a_long_exchange_spends_no_budget_on_its_continuation(engine):
     best = trace["pages"][0]
     assert best["selected"] and "barbecue" in best["user"]
     row = {"user_text": best["user"], "assistant_text": best["assistant"]}
-    assert page_tokens(row) > retrieval.CONTINUATION_MAX_TOKENS
+    assert page_tokens(row) > page_order.CONTINUATION_MAX_TOKENS
