@@ -79,11 +79,12 @@ def without_repeats(pages: list[PageHit],
              for p in pages]
     # only pages sharing their letters and digits can share their words: the others' keys
     # (a regex over each page, most of this) are never compared
-    shared = Counter(_letters_and_digits(t) for t in texts)
+    letters = [_letters_and_digits(t) for t in texts]
+    shared = Counter(letters)
     seen: dict[str, int] = {}
     out: list[PageHit] = []
-    for p, text in zip(pages, texts, strict=True):
-        if shared[_letters_and_digits(text)] == 1:
+    for p, text, own in zip(pages, texts, letters, strict=True):
+        if shared[own] == 1:
             out.append(p)
             continue
         key = word_key(text)

@@ -36,6 +36,8 @@ PERIOD_PAGES = 5000  # pages of a named period read at most (ranked by the query
 PROFILE_ROWS = 3  # profile dimensions in one prompt at most
 # what ranking, the block and the trace read of a page (not its keywords, source, key...)
 PAGE_COLUMNS = "id, user_id, user_text, assistant_text, ts, tier, segment_id, next_id, overview"
+# what ranking, heat and the trace read of a segment
+SEGMENT_COLUMNS = "id, summary, keywords, n_visit, l_interaction, last_visit"
 
 
 COMMON_TERM_SHARE = 0.05  # a keyword in more than 5% of the user's pages ranks nothing
@@ -264,7 +266,8 @@ def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
     """The best max(2m, 10) segments by cos + Jaccard (the admission score), with heat."""
     cfg = ctx.config
     hits = ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))
-    seg_rows = segments_db.segments_by_id(ctx.store, user_id, [i for i, _ in hits])
+    seg_rows = segments_db.segments_by_id(ctx.store, user_id, [i for i, _ in hits],
+                                          SEGMENT_COLUMNS)
     scored = []
     asked = {x.lower() for x in qkws}  # jaccard(qkws, kws), the query's side made once
     for seg_id, cos in hits:
