@@ -97,14 +97,14 @@ def cmd_backup(rt: Runtime) -> int:
         raise InvalidInput(
             "this store is PostgreSQL: back it up with pg_dump, e.g. pg_dump --format=custom"
             " --file memoryos.dump \"$MEMORYOS_DATABASE_URL\" (restore: pg_restore --clean"
-            " --dbname URL memoryos.dump; README \"Backups\"). memoryos backup copies SQLite"
-            " data folders.")
+            " --dbname URL memoryos.dump; docs/operating.md, \"Backups\"). memoryos backup copies"
+            " SQLite data folders.")
     if a.instance:
         folder = web_data_folder(Path(a.instance)).resolve()
         files = backup.databases_in(folder) if folder.is_dir() else []
         if not files:
             raise InvalidInput(f"no SQLite databases in {folder} (a web app on PostgreSQL is"
-                               " backed up with pg_dump; README \"Backups\")")
+                               " backed up with pg_dump; docs/operating.md, \"Backups\")")
     else:
         folder = Path(a.data_dir).resolve()
         if not backup.memory_database(folder).is_file():

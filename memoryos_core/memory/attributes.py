@@ -5,8 +5,8 @@ that cosine reaches ATTRIBUTE_MIN (others within ATTRIBUTE_MARGIN of it are kept
 attribute it is (the holder) is read from its words: "my sister lives in Rome" is the sister's
 home, not the user's. A newer statement of the same attribute and holder that names another
 value replaces the older one by meaning, whatever words the two share ("I live in Paris" ->
-"I moved to Berlin"). Measured with `python -m benchmarks.supersession` (README, "Facts over
-time"); the cosines are all-MiniLM-L6-v2's.
+"I moved to Berlin"). Measured with `python -m benchmarks.supersession` (docs/benchmarks.md,
+"Facts over time"); the cosines are all-MiniLM-L6-v2's.
 """
 
 from __future__ import annotations

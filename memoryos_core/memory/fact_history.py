@@ -23,7 +23,7 @@ from .grounding import GENERIC, _stem
 
 # Lower bound of the cosine band of "the same subject" (all-MiniLM-L6-v2); the upper bound is
 # the merge threshold (fact_merge_similarity). Tuned on the 3 LoCoMo dev conversations with
-# benchmarks/supersession.py (README, "Facts over time").
+# benchmarks/supersession.py (docs/benchmarks.md, "Facts over time").
 SAME_SUBJECT = 0.55
 
 _PAST = re.compile(

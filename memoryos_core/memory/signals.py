@@ -12,7 +12,8 @@ from ..text import words
 
 # Measured on benchmarks/profile_quality.py (a labelled set of user sentences, small talk among
 # them): the cosine a sentence must reach against the dimension's descriptions, and how far it
-# must lead every other dimension. See the README for precision at these values and beside them.
+# must lead every other dimension. Precision at these values and beside them: docs/benchmarks.md,
+# "The profile without a model".
 MATCH_THRESHOLD = 0.35
 MATCH_MARGIN = 0.02
 MIN_WORDS = 4  # "Nice!" or "Sounds fun" name no interest

@@ -9,7 +9,7 @@ from typing import Any
 from .base import BaseStore
 
 
-# dialect: sqlite (FTS5 rebuild, VACUUM, WAL checkpoint); PostgreSQL: nothing (see README)
+# dialect: sqlite (FTS5 rebuild, VACUUM, WAL checkpoint); PostgreSQL: nothing (left to its VACUUM)
 def scrub(store: BaseStore, fts: bool = True) -> dict[str, Any]:
     """Leave no deleted text in the store's files.
 
@@ -17,7 +17,8 @@ def scrub(store: BaseStore, fts: bool = True) -> dict[str, Any]:
     index still holds a deleted row's terms (and 'delete' markers repeating them) until its
     segments merge; SQLite 3.40 has no 'secure-delete' option, so the index is rebuilt from
     the table. VACUUM then rewrites the file and the WAL checkpoint empties the -wal file.
-    PostgreSQL keeps dead tuples until VACUUM: the README says how to run it.
+    PostgreSQL keeps dead tuples until VACUUM, which is the database's own (autovacuum or an
+    operator's VACUUM); nothing is done here.
     """
     if store.dialect != "sqlite":
         return {"scrubbed": False}
@@ -42,8 +43,3 @@ def empty_log(store: BaseStore) -> bool:
             break
         time.sleep(0.1)
     return not busy
-
-
-def scrub_accounts(store: BaseStore) -> dict[str, Any]:
-    """The accounts file's scrub (no FTS index): VACUUM and an emptied WAL."""
-    return scrub(store, fts=False)

@@ -280,7 +280,7 @@ def delete_account(conn: Connection, user_id: int, username: str) -> dict[str, i
     return done
 
 
-# dialect: sqlite (VACUUM, WAL checkpoint); PostgreSQL keeps dead tuples until VACUUM (README)
+# dialect: sqlite (VACUUM, WAL checkpoint); PostgreSQL keeps dead tuples until its own VACUUM
 def scrub(store: BaseStore) -> bool:
     """Leave no deleted account in the SQLite file: VACUUM, then the log emptied; True when it
     is (secure_delete zeroes freed space on every connection)."""

@@ -222,7 +222,8 @@ class UserStore:
 
     def delete_account(self, user: User) -> dict[str, Any]:
         """Delete the account, its sessions, tokens, endpoint and key, then scrub the accounts
-        file so that none of it stays on disk (SQLite; PostgreSQL: see the README)."""
+        file so that none of it stays on disk (SQLite; PostgreSQL keeps dead tuples until its own
+        VACUUM)."""
         with accounts.write(self.store, f"user:{user.id}") as conn:
             deleted = accounts.delete_account(conn, user.id, user.username)
         scrubbed = accounts.scrub(self.store) if self.store.dialect == "sqlite" else None
