@@ -16,16 +16,18 @@ HISTORY_STEPS = 5  # replaced values followed back from a current fact, for a qu
 
 
 def question_facts(ctx: Context, user_id: str, qvec: Any, query: str,
-           now: float) -> Facts:
+                   now: float, hits: list[tuple[int, float]] | None = None) -> Facts:
     """The best current facts per list that score at least `fact_min_score` against the query,
     after the current value of an attribute the query asks about (`attribute_facts`).
 
     A replaced fact (history) follows the current ones only when the query asks about the past
     ("before", "used to", a named period it held in), with the values the found current facts
     replaced; otherwise it is listed under `superseded_left_out` for the trace, not the prompt.
+    `hits`: the top_facts * 4 facts nearest to the query, when already searched.
     """
     cfg = ctx.config
-    hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
+    if hits is None:  # the facts nearest to the query, when the caller has not searched them
+        hits = ctx.index.search(user_id, "fact", qvec, cfg.top_facts * 4)
     question = attribute_facts.asked(ctx, user_id, query, qvec)  # "Where do I live now?"
     # the found facts and what they replaced, in one read (the first step back needs them)
     rows, replaced = facts_db.facts_with_predecessors(ctx.store, user_id, sorted(

@@ -104,7 +104,7 @@ def retrieve_flat(
     named period, continuations, repeats, facts or scored profile), in the same memory block
     under the same budget, traced the same way."""
     with ctx.store.reads_once():
-        asked = _ask(ctx, user_id, query, token_budget, now, short_rows, budget_cap)
+        asked = _ask(ctx, user_id, query, token_budget, now, short_rows, budget_cap, ())
         pages = sorted(asked.fused.values(), key=lambda p: -p["fused"])
         page_rows = exchanges_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
                                             PAGE_COLUMNS)
@@ -131,11 +131,14 @@ class _Asked:
     depth: int
     short: set[int]
     fused: dict[int, PageHit]
+    nearest: dict[str, list[tuple[int, float]]]  # the query's nearest vectors of each kind
 
 
 def _ask(ctx: Context, user_id: str, query: str, token_budget: int | None, now: float | None,
-         short_rows: list[dict[str, Any]] | None, budget_cap: int | None) -> _Asked:
-    """The start of both rankings, up to the dense page list."""
+         short_rows: list[dict[str, Any]] | None, budget_cap: int | None,
+         also: Collection[str] = ("segment", "fact")) -> _Asked:
+    """The start of both rankings, up to the dense page list; the nearest vectors of the
+    kinds `also` names are searched with the pages (PostgreSQL: in one statement)."""
     cfg = ctx.config
     if short_rows is None:
         short_rows = exchanges_db.short_term_rows(ctx.store, user_id)
@@ -159,11 +162,16 @@ def _ask(ctx: Context, user_id: str, query: str, token_budget: int | None, now: 
     whole = {int(r["id"]) for r, shown in zip(short_rows, fitted, strict=True)
              if not shown["shortened"]}
     short = {int(r["id"]) for r in short_rows}
-    for rank, (pid, score) in enumerate(_flat_hits(ctx, user_id, qvec, depth, whole), start=1):
+    # short-term rows are in the page index too: as many more pages as may be left out
+    wanted = {"page": depth + len(whole), "segment": max(50, cfg.top_segments),
+              "fact": cfg.top_facts * 4}
+    nearest = ctx.index.search_each(user_id, qvec, {kind: k for kind, k in wanted.items()
+                                                    if kind == "page" or kind in also})
+    for rank, (pid, score) in enumerate(_flat_hits(nearest["page"], depth, whole), start=1):
         fused[pid] = {"id": pid, "vector_score": round(score, 4), "vector_rank": rank,
                       "fused": 1 / (RRF_K + rank)}
     return _Asked(query, short_rows, fitted, recent, budget, qvec, embed_ms, started, qkws,
-                  now, depth, short, fused)
+                  now, depth, short, fused, nearest)
 
 
 def _retrieve(
@@ -172,13 +180,14 @@ def _retrieve(
     budget_cap: int | None,
 ) -> Retrieval:
     """The ranking and assembly of `retrieve`."""
+    short_rows, kept, profile_rows = _query_free_reads(ctx, user_id, short_rows)
     asked = _ask(ctx, user_id, query, token_budget, now, short_rows, budget_cap)
     short_rows, fitted, qvec, qkws = asked.short_rows, asked.fitted, asked.qvec, asked.qkws
     now, depth, short, fused = asked.now, asked.depth, asked.short, asked.fused
-    segments = _rank_segments(ctx, user_id, qvec, qkws, now)
+    segments = _rank_segments(ctx, user_id, asked.nearest["segment"], qkws, now)
     fts_words: list[str] = []
     keyword_hits: list[int] = []
-    total = mid_term_pages(ctx, user_id, len(short))
+    total = mid_term_pages(ctx, user_id, len(short)) if kept is None else kept
     if qkws:
         counts: dict[str, int] = {}
         fts_words = distinctive_words(ctx, user_id, qkws, total, counts)
@@ -202,11 +211,27 @@ def _retrieve(
     pages = [p for p in pages if p["id"] in page_rows]
     pages = with_continuations(ctx, user_id, pages, page_rows, PAGE_COLUMNS)
     pages = without_repeats(pages, page_rows)
-    profile = [_profile_hit(r) for r in profile_db.profile_rows(ctx.store, user_id)]
-    facts = question_facts(ctx, user_id, qvec, query, now)
+    profile = [_profile_hit(r) for r in profile_rows]
+    facts = question_facts(ctx, user_id, qvec, query, now, asked.nearest["fact"])
     scored_profile = _score_profile(ctx, profile, qvec)
     return _assembled(ctx, user_id, asked, "memoryos", record, segments, pages, page_rows,
                       facts, scored_profile, fts_words, period, qkws, profile)
+
+
+def _query_free_reads(ctx: Context, user_id: str, short_rows: list[dict[str, Any]] | None,
+                      ) -> tuple[list[dict[str, Any]], int | None, list[dict[str, Any]]]:
+    """What a retrieval reads whatever the query: the short-term rows (unless given), the
+    mid-term page count the writes keep (PostgreSQL; None on SQLite) and the profile rows,
+    sent together (PostgreSQL: one round trip for the three)."""
+    statements: list[tuple[str, tuple[str]]] = [(profile_db.PROFILE_ROWS, (user_id,))]
+    if short_rows is None:
+        statements.append((exchanges_db.SHORT_TERM_ROWS, (user_id,)))
+    counted = ctx.store.dialect == "postgresql"  # SQLite: the FAISS index counts them
+    if counted:
+        statements.append((pages_db.KEPT_MID_TERM_COUNT, (user_id,)))
+    results = ctx.store.query_each(statements)
+    kept = int(results[-1][0]["n"]) if counted else None
+    return (results[1] if short_rows is None else short_rows), kept, results[0]
 
 
 def _assembled(
@@ -261,11 +286,11 @@ def _profile_hit(row: dict[str, Any]) -> ProfileHit:
                       signals=json.loads(row["signals"])[-1:])
 
 
-def _rank_segments(ctx: Context, user_id: str, qvec: Any, qkws: list[str],
-                   now: float) -> list[SegmentHit]:
-    """The best max(2m, 10) segments by cos + Jaccard (the admission score), with heat."""
+def _rank_segments(ctx: Context, user_id: str, hits: list[tuple[int, float]],
+                   qkws: list[str], now: float) -> list[SegmentHit]:
+    """The best max(2m, 10) segments by cos + Jaccard (the admission score), with heat, of
+    the segments nearest to the query (`hits`)."""
     cfg = ctx.config
-    hits = ctx.index.search(user_id, "segment", qvec, max(50, cfg.top_segments))
     seg_rows = segments_db.segments_by_id(ctx.store, user_id, [i for i, _ in hits],
                                           SEGMENT_COLUMNS)
     scored = []
@@ -317,10 +342,10 @@ def _period_hits(ctx: Context, user_id: str, qvec: Any, period: tuple[float, flo
     return [pid for pid, _ in ctx.index.search(user_id, "page", qvec, k, among=ids)]
 
 
-def _flat_hits(ctx: Context, user_id: str, qvec: Any, k: int,
+def _flat_hits(hits: list[tuple[int, float]], k: int,
                short: set[int]) -> list[tuple[int, float]]:
-    """Top mid-term pages by cosine over all of them (short-term rows are in the index too)."""
-    hits = ctx.index.search(user_id, "page", qvec, k + len(short))
+    """The k best mid-term pages of the nearest pages `hits` (short-term rows are in the
+    index too)."""
     return [h for h in hits if h[0] not in short][:k]
 
 

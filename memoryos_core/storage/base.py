@@ -108,6 +108,11 @@ class BaseStore:
         names = rows[0].keys()  # one statement's rows share their columns: named once
         return [dict(zip(names, r, strict=True)) for r in rows]
 
+    def query_each(self, statements: Sequence[tuple[str, Sequence[Any]]],
+                   ) -> list[list[dict[str, Any]]]:
+        """`query` of several statements that do not depend on each other, in order."""
+        return [self.query(sql, params) for sql, params in statements]
+
     def query_one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
         """First row of a read query as a dict, or None."""
         row = self.connect().execute(sql, params).fetchone()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -57,12 +57,36 @@ class PgVectorIndex:
         hits = [(int(r[0]), float(r[1])) for r in rows]
         return sorted(hits, key=lambda h: -h[1])  # relaxed order: re-sort the few hits
 
+    def search_each(self, user_id: str, query: np.ndarray, wanted: Mapping[str, int],
+                    ) -> dict[str, list[tuple[int, float]]]:
+        """`search` of several kinds with one query, in one statement: a retrieval's pages,
+        segments and facts cost one round trip, not three (each part its own index scan)."""
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        asked = [(kind, k) for kind, k in wanted.items() if k > 0]
+        out: dict[str, list[tuple[int, float]]] = {kind: [] for kind in wanted}
+        if not asked:
+            return out
+        conn = self.store.connect()
+        parts: list[str] = []
+        params: list[object] = []
+        # the search width is the session's, one for every part: the widest part's (each part
+        # searches at least as wide as it would alone)
+        widest = max(k for _, k in asked)
+        for i, (kind, k) in enumerate(asked):
+            sql, part_params = self._nearest(conn, user_id, kind, q, k, widest)
+            parts.append(f"SELECT {i} AS part, hits.* FROM ({sql}) AS hits")
+            params += part_params
+        for part, item, score in conn.execute(" UNION ALL ".join(parts), params).fetchall():
+            out[asked[part][0]].append((int(item), float(score)))
+        return {kind: sorted(hits, key=lambda h: -h[1]) for kind, hits in out.items()}
+
     def _nearest(self, conn: PgConnection, user_id: str, kind: str, q: np.ndarray,
-                 k: int) -> tuple[str, tuple[object, ...]]:
-        """The k-nearest query of a namespace (HNSW index made, search settings applied)."""
+                 k: int, width: int | None = None) -> tuple[str, tuple[object, ...]]:
+        """The k-nearest query of a namespace (HNSW index made, search settings applied for
+        `width` results, k when not given)."""
         dim = int(q.shape[0])
         self._ensure_index(dim)
-        ef = max(int(self.ef_search), k)
+        ef = max(int(self.ef_search), k if width is None else width)
         if not conn.in_transaction and getattr(conn, "hnsw_ef_search", None) != ef:
             # session settings, made once per connection (not inside a transaction, which
             # could roll them back): one round trip fewer per search

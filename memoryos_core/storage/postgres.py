@@ -107,6 +107,17 @@ class PostgresStore(BaseStore):
             self._local.conn = conn
         return conn
 
+    def query_each(self, statements: Sequence[tuple[str, Sequence[Any]]],
+                   ) -> list[list[dict[str, Any]]]:
+        """`query` of several statements that do not depend on each other, pipelined: sent
+        together, their results read after one round trip, not one each."""
+        conn = self.connect()
+        with conn.raw.pipeline():
+            cursors = [conn.execute(sql, params) for sql, params in statements]
+            results = [cur.fetchall() for cur in cursors]
+        return [[dict(zip(rows[0].keys(), r, strict=True)) for r in rows] if rows else []
+                for rows in results]
+
     def _begin(self, conn: PgConnection, user_id: str | None, lock: str | None) -> None:
         """BEGIN, then the advisory lock of the user, of `lock` (e.g. the job queue) or the store."""
         conn.execute("BEGIN")

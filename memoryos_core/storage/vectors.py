@@ -16,7 +16,7 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -46,6 +46,11 @@ class VectorIndex(Protocol):
         among: Sequence[int] | None = None,
     ) -> list[tuple[int, float]]:
         """(item id, inner product) pairs, best first, optionally among some ids only."""
+        ...
+
+    def search_each(self, user_id: str, query: np.ndarray, wanted: Mapping[str, int],
+                    ) -> dict[str, list[tuple[int, float]]]:
+        """`search` of several kinds with one query: kind -> its `wanted[kind]` best."""
         ...
 
     def size(self, user_id: str, kind: str) -> int:
@@ -321,6 +326,11 @@ class FaissVectorIndex:
                     found = np.where(rows >= 0, space.ids[np.maximum(rows, 0)], -1)
             return [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)
                     if i >= 0]
+
+    def search_each(self, user_id: str, query: np.ndarray, wanted: Mapping[str, int],
+                    ) -> dict[str, list[tuple[int, float]]]:
+        """`search` of several kinds with one query, one after the other (all in memory)."""
+        return {kind: self.search(user_id, kind, query, k) for kind, k in wanted.items()}
 
     def vectors_of(self, user_id: str, kind: str, item_ids: Sequence[int]) -> dict[int, np.ndarray]:
         """Cached vectors of some items (synchronised first; read-only views)."""

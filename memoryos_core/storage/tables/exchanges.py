@@ -101,11 +101,12 @@ def overflow_to_mid_term(conn: Connection, user_id: str, capacity: int, now: flo
 # -- reads ----------------------------------------------------------------------------------
 
 
+SHORT_TERM_ROWS = "SELECT * FROM exchanges WHERE user_id = ? AND tier = 'short' ORDER BY ts, id"
+
+
 def short_term_rows(store: BaseStore, user_id: str) -> Rows:
     """The user's short-term exchanges, oldest first."""
-    rows: Rows = store.query(
-        "SELECT * FROM exchanges WHERE user_id = ? AND tier = 'short' ORDER BY ts, id",
-        (user_id,))
+    rows: Rows = store.query(SHORT_TERM_ROWS, (user_id,))
     return rows
 
 

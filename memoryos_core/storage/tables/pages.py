@@ -178,10 +178,14 @@ def page_overviews(store: BaseStore, user_id: str, ids: list[int]) -> dict[int, 
         if r["user_id"] == user_id}
 
 
+# dialect: postgresql (exchange_counts)
+KEPT_MID_TERM_COUNT = ("SELECT coalesce(sum(n), 0) AS n FROM exchange_counts WHERE user_id = ?"
+                       " AND tier = 'mid'")
+
+
 def kept_mid_term_count(store: BaseStore, user_id: str) -> int | None:
     """The user's mid-term pages as the writes keep them (PostgreSQL's exchange_counts, pg
     migration 8); None on SQLite, where the FAISS index counts them at no cost."""
     if store.dialect != "postgresql":
         return None
-    return int(store.scalar("SELECT coalesce(sum(n), 0) FROM exchange_counts WHERE user_id = ?"
-                            " AND tier = 'mid'", (user_id,)) or 0)
+    return int(store.scalar(KEPT_MID_TERM_COUNT, (user_id,)) or 0)

@@ -9,11 +9,12 @@ from ..base import BaseStore
 from ..db import Connection
 from . import Rows
 
+PROFILE_ROWS = "SELECT * FROM profile WHERE user_id = ? ORDER BY family, dimension"
+
 
 def profile_rows(store: BaseStore, user_id: str) -> Rows:
     """The user's stored profile dimensions, by family then dimension."""
-    rows: Rows = store.query("SELECT * FROM profile WHERE user_id = ?"
-                             " ORDER BY family, dimension", (user_id,))
+    rows: Rows = store.query(PROFILE_ROWS, (user_id,))
     return rows
 
 
