@@ -20,7 +20,7 @@ from ..text import query_keywords
 from ..timeframe import named_period
 from .fact_search import question_facts
 from .memory_block import assemble, memory_budget, profile_line
-from .page_order import with_continuations, without_repeats
+from .page_order import CONTINUED_PAGES, with_continuations, without_repeats
 from .recent import fit_recent, recent_budget, recent_tokens, shortened_by_keywords
 from .types import Facts, PageHit, ProfileHit, Retrieval, SegmentHit
 
@@ -206,8 +206,11 @@ def _retrieve(
         entry["period_rank"] = rank
         entry["fused"] += PERIOD_WEIGHT / (RRF_K + rank)
     pages = sorted(fused.values(), key=lambda p: -p["fused"])
-    page_rows = exchanges_db.exchanges_by_id(ctx.store, user_id, [p["id"] for p in pages],
-                                        PAGE_COLUMNS)
+    # the pages that may continue the best ones come with them (with_continuations reads any
+    # other it needs)
+    page_rows = exchanges_db.exchanges_by_id(
+        ctx.store, user_id, [p["id"] for p in pages], PAGE_COLUMNS,
+        next_of=[p["id"] for p in pages[:CONTINUED_PAGES]])
     pages = [p for p in pages if p["id"] in page_rows]
     pages = with_continuations(ctx, user_id, pages, page_rows, PAGE_COLUMNS)
     pages = without_repeats(pages, page_rows)
