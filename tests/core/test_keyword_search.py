@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memoryos_core.answer import retrieval
-from memoryos_core.storage import search
+from memoryos_core.storage import kept_scores, search
 
 
 def _fill(engine, user, n, text, start=1_700_000_000):
@@ -224,7 +224,7 @@ def test_kept_word_scores_rank_as_the_index_does_and_follow_every_write(tmp_path
     for _ in range(60):
         same(rng.sample(vocab, rng.randint(1, 5)), rng.choice([1, 5, 20, 80, 300]),
              rng.choice(["u1", "u2"]))
-    assert search._KEPT[store].words  # the scores were kept, and used
+    assert kept_scores._KEPT[store].words  # the scores were kept, and used
     first = store.query_one("SELECT id, user_text FROM exchanges WHERE user_id = 'u1'"
                             " AND tier = 'mid' AND user_text NOT LIKE '%zebra%' ORDER BY id")
     assert first is not None

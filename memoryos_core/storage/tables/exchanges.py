@@ -14,7 +14,7 @@ from typing import Any
 
 from ..base import BaseStore, row_dict
 from ..db import Connection
-from ..search import fts_query
+from ..fts_terms import fts_query
 from . import Rows, insert_row, marks
 
 
