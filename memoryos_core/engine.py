@@ -24,6 +24,7 @@ from .llm.resolver import ModelResolver, is_embedded
 from .memory import analysis, cleanup, consolidation, conversations, reads, state
 from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
+from .memory.provenance import answered_by
 from .memory.reports import AnalysisReport, MaintainReport
 from .memory.state import PageDetail, PageView, Profile, SegmentView, ShortTermFill, State
 from .runtime.jobs import Jobs, Progress, keep_upload, kept_upload, staged
@@ -226,7 +227,8 @@ class MemoryEngine(UserControl, Conversations):
         answer = reply.text
         trace = Trace.build(prompt, answered)  # the stored shape (memoryos_core.answer.types)
         try:
-            new = check_exchange(self.config, text, answer)
+            new = dataclasses.replace(check_exchange(self.config, text, answer),
+                                      answered_by=answered_by(reply.source, is_embedded(llm)))
         except InvalidInput:  # the call was made: it counts even when the exchange cannot enter
             self.store.add_usage(user_id, "answer", reply.prompt_tokens, reply.completion_tokens)
             raise

@@ -27,6 +27,7 @@ class NewExchange:
     source: str = "chat"
     identity: str = ""  # replaces the time in the key when the source had no timestamp
     conversation: int | str = "current"  # its id, "new" or "current" (insert_exchange)
+    answered_by: str = ""  # who wrote the answer (memory/provenance.py); '' imported or given
 
     @property
     def key(self) -> str:
@@ -77,7 +78,7 @@ def admit(
     now = time.time()
     new_id = exchanges_db.insert_exchange(
         conn, user_id, exchange.user_text, exchange.assistant_text, exchange.ts, now,
-        exchange.source, exchange.key, exchange.conversation)
+        exchange.source, exchange.key, exchange.conversation, exchange.answered_by)
     store.put_vector(conn, user_id, "page", new_id, vector, new=True)
     if trace is not None:
         traces_db.insert_trace(conn, user_id, new_id, time.time(), trace)

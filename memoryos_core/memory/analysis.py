@@ -17,7 +17,7 @@ from ..storage.tables import pages as pages_db
 from ..storage.tables import segments as segments_db
 from ..storage.tables.segments import Segment
 from ..text import normalise, sentences
-from . import app_text, attributes, fact_history, profile_update
+from . import app_text, attributes, fact_history, profile_update, provenance
 from .grounding import content_words
 from .heat import heat_terms
 from .prompts import (
@@ -95,7 +95,10 @@ def _analyse_chunk(
     facts: dict[str, list[dict[str, Any]]] | None = None
     if ctx.mode("analysis") == "llm":
         budget = 180 + PAGE_TOKENS * len(chunk)
-        texts = {int(p["id"]): f"{p['user_text']} {p['assistant_text']}" for p in chunk}
+        # what grounds a fact: the user's words, and the answer only where a real assistant
+        # wrote it (a fact resting on the embedded model's invention is refused)
+        texts = {int(p["id"]): f"{p['user_text']} {p['assistant_text']}"
+                 if provenance.assistant_speaks(p) else str(p["user_text"]) for p in chunk}
         model = ctx.chat_model()
         try:  # the two calls are independent: one failing does not skip the other
             dims = call_structured(
@@ -122,8 +125,8 @@ def _analyse_chunk(
         dims = profile_update.extractive(ctx, chunk)  # signals, never a level
     judged = facts is not None  # the model said which facts replace which
     if facts is None:
-        facts = extractive_facts(chunk)
-    facts = app_text.without_app_facts(facts, chunk)
+        facts = extractive_facts(provenance.said_only(chunk))
+    facts = app_text.without_app_facts(provenance.assistant_facts_said(facts, chunk), chunk)
     said_at = {int(p["id"]): float(p["ts"]) for p in chunk}
     fact_rows = [(kind, dict(f, valid_from=max(said_at[i] for i in f["sources"])))
                  for kind in ("user", "assistant") for f in facts[kind]]

@@ -51,7 +51,8 @@ def replace(conn: Connection, store: BaseStore, user_id: str, exchange_id: int,
     how = "regenerated" if old["user_text"] == new.user_text else "edited"
     kept.append({"user": old["user_text"], "answer": old["assistant_text"],
                  "model": before.get("model"), "how": how, "replaced_at": time.time()})
-    exchanges_db.replace_texts(conn, user_id, exchange_id, new.user_text, new.assistant_text, new.key)
+    exchanges_db.replace_texts(conn, user_id, exchange_id, new.user_text, new.assistant_text,
+                               new.key, new.answered_by)
     store.put_vector(conn, user_id, "page", exchange_id, vector)  # not new: the old one goes
     traces_db.put_trace(conn, user_id, exchange_id, time.time(),
                       json.dumps({**trace, "previous_answers": kept}, ensure_ascii=False))

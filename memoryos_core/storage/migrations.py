@@ -363,4 +363,21 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE facts ADD COLUMN origin TEXT NOT NULL DEFAULT '';
     """,
+    # 12: who wrote an exchange's answer (issue 44): 'model' (a configured chat model),
+    # 'embedded' (the small offline model), 'app' (an answer the app built), 'unknown' (a chat
+    # answer stored before this, without a trace), '' (imported or given by the caller). Only
+    # 'model' and '' answers may become assistant facts (memory/provenance.py). The rows
+    # stored before are read from their answer's trace.
+    """
+    ALTER TABLE exchanges ADD COLUMN answered_by TEXT NOT NULL DEFAULT '';
+    UPDATE exchanges SET answered_by = CASE
+            WHEN t.how IS NOT NULL AND t.how NOT IN ('model', 'retry') THEN 'app'
+            WHEN t.model IS NULL THEN 'unknown'
+            WHEN t.model LIKE '%(embedded)%' THEN 'embedded'
+            ELSE 'model' END
+        FROM (SELECT exchange_id, json_extract(trace, '$.answer_source') AS how,
+                     json_extract(trace, '$.model') AS model FROM traces) AS t
+        WHERE t.exchange_id = exchanges.id;
+    UPDATE exchanges SET answered_by = 'unknown' WHERE source = 'chat' AND answered_by = '';
+    """,
 )

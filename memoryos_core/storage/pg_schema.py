@@ -291,4 +291,17 @@ PG_MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE facts ADD COLUMN origin TEXT NOT NULL DEFAULT '';
     """,
+    # 12: who wrote an exchange's answer (SQLite migration 12).
+    """
+    ALTER TABLE exchanges ADD COLUMN answered_by TEXT NOT NULL DEFAULT '';
+    UPDATE exchanges SET answered_by = CASE
+            WHEN t.how IS NOT NULL AND t.how NOT IN ('model', 'retry') THEN 'app'
+            WHEN t.model IS NULL THEN 'unknown'
+            WHEN t.model LIKE '%(embedded)%' THEN 'embedded'
+            ELSE 'model' END
+        FROM (SELECT exchange_id, trace::jsonb ->> 'answer_source' AS how,
+                     trace::jsonb ->> 'model' AS model FROM traces) AS t
+        WHERE t.exchange_id = exchanges.id;
+    UPDATE exchanges SET answered_by = 'unknown' WHERE source = 'chat' AND answered_by = '';
+    """,
 )

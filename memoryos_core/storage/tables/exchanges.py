@@ -44,6 +44,7 @@ class Exchange:
     content_key: str
     moved_at: float | None
     conversation_id: int | None
+    answered_by: str  # who wrote the answer: model, embedded, app, unknown; '' imported/given
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Exchange:
@@ -59,7 +60,8 @@ class Exchange:
                    analysed=bool(row["analysed"]), source=str(row["source"]),
                    content_key=str(row["content_key"]),
                    moved_at=None if moved is None else float(moved),
-                   conversation_id=_int(row.get("conversation_id")))
+                   conversation_id=_int(row.get("conversation_id")),
+                   answered_by=str(row.get("answered_by") or ""))
 
 # -- admission (inside the caller's transaction) -------------------------------------------
 
@@ -67,6 +69,7 @@ class Exchange:
 def insert_exchange(
     conn: Connection, user_id: str, user_text: str, assistant_text: str, ts: float,
     admitted_at: float, source: str, content_key: str, conversation: int | str = "current",
+    answered_by: str = "",
 ) -> int:
     """Insert one short-term exchange; returns its id. `conversation`: its id, "new", or
     "current" (that of the user's newest short-term exchange of the same source, else new);
@@ -75,11 +78,13 @@ def insert_exchange(
     # one statement either way; the conversation's first exchange takes one more
     row = conn.execute(
         "INSERT INTO exchanges (user_id, user_text, assistant_text, ts, admitted_at, tier,"
-        " source, content_key, conversation_id) VALUES (?, ?, ?, ?, ?, 'short', ?, ?,"
+        " source, content_key, answered_by, conversation_id) VALUES (?, ?, ?, ?, ?, 'short', ?,"
+        " ?, ?,"
         " coalesce(?, (SELECT c.conversation_id FROM exchanges c WHERE c.user_id = ?"
         " AND c.tier = 'short' AND c.source = ? ORDER BY c.ts DESC, c.id DESC LIMIT 1)))"
         " RETURNING id, conversation_id",
-        (user_id, user_text, assistant_text, ts, admitted_at, source, content_key, given,
+        (user_id, user_text, assistant_text, ts, admitted_at, source, content_key, answered_by,
+         given,
          user_id, source if conversation == "current" else None),
     ).fetchone()
     if row[1] is None:
@@ -298,12 +303,12 @@ def short_term_texts(conn: Connection, user_id: str, exchange_id: int) -> dict[s
 
 
 def replace_texts(conn: Connection, user_id: str, exchange_id: int, user_text: str,
-                  assistant_text: str, content_key: str) -> None:
-    """New texts for a short-term exchange (its keyword index entry follows: a trigger on
-    SQLite, the generated column on PostgreSQL)."""
-    conn.execute("UPDATE exchanges SET user_text = ?, assistant_text = ?, content_key = ?"
-                 " WHERE id = ? AND user_id = ? AND tier = 'short'",
-                 (user_text, assistant_text, content_key, exchange_id, user_id))
+                  assistant_text: str, content_key: str, answered_by: str = "") -> None:
+    """New texts for a short-term exchange and who wrote the answer (its keyword index entry
+    follows: a trigger on SQLite, the generated column on PostgreSQL)."""
+    conn.execute("UPDATE exchanges SET user_text = ?, assistant_text = ?, content_key = ?,"
+                 " answered_by = ? WHERE id = ? AND user_id = ? AND tier = 'short'",
+                 (user_text, assistant_text, content_key, answered_by, exchange_id, user_id))
 
 
 # -- the app's own text taken out of stored answers (memory/cleanup.py) ----------------------
