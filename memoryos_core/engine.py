@@ -33,6 +33,7 @@ from .storage.base import PurposeUsage
 from .transfer import importing, versions
 from .transfer.importing import ImportReport, Preview
 from .transfer.reembed import check_model
+from .transfer.sniff import MAX_EXPANDED_BYTES
 from .transfer.versions import Diff, ExportDocument, Restored, Saved, Version
 
 if TYPE_CHECKING:  # the module itself is loaded on first use
@@ -70,6 +71,8 @@ class MemoryEngine(UserControl, Conversations):
                            lambda: is_embedded(self.models.configured))
         self._user_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        # the most one member of an uploaded archive (or a gzip) may expand to, in bytes
+        self.max_expanded_bytes = MAX_EXPANDED_BYTES
 
     # -- models -----------------------------------------------------------------------------
 
@@ -348,7 +351,7 @@ class MemoryEngine(UserControl, Conversations):
                                        "stored": (30, 35),
                                        "consolidation": (35, 80), "analysis": (80, 100)})
             report = importing.import_dialogue(self.ctx, user_id, source, fmt, speaker,
-                                               stages, select)
+                                               stages, select, self.max_expanded_bytes)
             if maintain and report.get("exchange_ids"):
                 ctx = self._ctx_for(user_id, model)
                 batches = consolidation.consolidate(ctx, user_id, force=False, progress=stages)
@@ -365,8 +368,15 @@ class MemoryEngine(UserControl, Conversations):
 
     def preview_import(self, user_id: str, source: Any, fmt: str = "auto",
                        speaker: str | None = None, select: str | None = None) -> Preview:
-        """What an import would admit and skip, writing nothing."""
-        return importing.preview(self.ctx, check_user(user_id), source, fmt, speaker, select)
+        """What an import would admit and skip, writing nothing (a large chat export is read
+        for a few seconds, then the preview says how far it got)."""
+        return importing.preview(self.ctx, check_user(user_id), source, fmt, speaker, select,
+                                 expanded=self.max_expanded_bytes)
+
+    def check_import(self, source: Any, fmt: str = "auto", speaker: str | None = None,
+                     select: str | None = None) -> str:
+        """The format of an import, refused early when unreadable; the job reads the rest."""
+        return importing.check(source, fmt, speaker, select, self.max_expanded_bytes)
 
     # -- a reference MemoryOS data folder ---------------------------------------------------
 

@@ -168,19 +168,23 @@ def exchanges(conv: Conversation) -> list[Exchange]:
     """The shown branch as exchanges: each user turn with the replies that follow it."""
     out: list[Exchange] = []
     pending: Exchange | None = None
+    replied = False  # the pending question got a reply, even an empty (failed) one
     for turn in conv.turns:
         text = clean(turn.text)
-        if not text:
-            continue
-        if turn.role == "user":
-            if pending is not None and pending.assistant:
+        if turn.role == "user" and text:
+            if pending is not None and (pending.assistant or replied):
                 out.append(pending)
                 pending = None
             if pending is None:
-                pending = Exchange(text, "", turn.ts, conv.where, turn.ref)
+                pending, replied = Exchange(text, "", turn.ts, conv.where, turn.ref), False
             else:  # two user turns in a row: one question, nothing lost
                 pending.user += "\n\n" + text
         elif turn.role == "assistant":
+            # an empty reply (a failed generation) still ends the question: the user's next
+            # message is a new one, not more of the same
+            replied = pending is not None
+            if not text:
+                continue
             if pending is None:
                 pending = Exchange("", "", turn.ts, conv.where, turn.ref)
             pending.assistant = (pending.assistant + "\n\n" + text).strip()

@@ -9,29 +9,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from typing import Any
 
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
-from ..memory.admission import NewExchange, admit, check_exchange
-from ..storage import every_table
+from ..memory.admission import NewExchange, check_exchange
 from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import facts as facts_db
-from ..text import normalise
-from . import chat_logs, chat_trees, saved_memories, versions
+from ..storage.tables import unanswered as unanswered_db
+from ..text import content_hash, normalise
+from . import chat_logs, chat_trees, saved_memories
 from .chat_common import Bad, Conversation, exchanges
 from .classify import MEMORY_FORMATS, Recognised
 from .fitting import fit_text
 from .saved_memories import SavedFact
 from .sniff import JsonArray, iter_jsonl
 
-Progress = Callable[[int, int, str], None]
-BATCH = 256  # exchanges embedded and written per transaction
-EMBED_BATCH = 64
 SAMPLE = 20
+LISTED = 200  # conversations, skips and notes listed in a preview or report at most
+PREVIEW_SECONDS = 5.0  # a preview reads for this long inside a request, then says it stopped
 ELEMENT_READERS: dict[str, Callable[[Any, str], Conversation]] = {
-    "claude": chat_trees.claude, "openwebui": chat_trees.openwebui,
+    "chatgpt": chat_trees.chatgpt, "claude": chat_trees.claude, "openwebui": chat_trees.openwebui,
     "librechat": chat_trees.librechat, "openai-jsonl": chat_logs.openai_chat,
     "sharegpt": chat_logs.sharegpt}
 READ_ERRORS = (ImportFormatError, TypeError, KeyError, ValueError, AttributeError, IndexError)
@@ -57,7 +55,7 @@ def conversations(rec: Recognised, seen: list[int] | None = None) -> Iterator[Co
         return
     with rec.container.open() as fp:
         if rec.shape == "jsonl":
-            for n, line in iter_jsonl(fp):
+            for n, line in iter_jsonl(fp):  # n counts lines from 1
                 yield _guarded(ELEMENT_READERS[rec.format], line, f"line {n}")
             return
         if rec.format == "gemini":
@@ -69,11 +67,11 @@ def conversations(rec: Recognised, seen: list[int] | None = None) -> Iterator[Co
         container = rec.container.with_member(member) if member else rec.container
         with container.open() as fp:
             array = JsonArray(fp)
-            for n, element in enumerate(array):
+            for n, element in enumerate(array, start=1):
                 if seen is not None:
                     seen[0] = done + array.consumed
-                yield _guarded(read, element, f"batch {part} conversation {n}" if rec.batches
-                               else f"conversation {n}")
+                yield _guarded(read, element, f"batch {part + 1} conversation {n}"
+                               if rec.batches else f"conversation {n}")
             done += array.consumed
 
 
@@ -99,32 +97,64 @@ def saved_facts(rec: Recognised) -> list[SavedFact]:
         return list(saved_memories.claude_memories(JsonArray(fp)))
 
 
-def _source(fmt: str, conv: Conversation) -> str:
+def source_of(fmt: str, conv: Conversation) -> str:
     """The exchange's source: the format, the conversation's id and its title (kept, shown)."""
     return f"import:{fmt} {conv.source_id[:12]} · {conv.title}"[:120]
 
 
-def _checked(ctx: Context, fmt: str, conv: Conversation,
-             cut: list[dict[str, Any]]) -> list[NewExchange]:
+def _neighbour_time(times: list[float | None], k: int) -> float | None:
+    """The time of the nearest dated exchange before `k` (a millisecond later), else after."""
+    before = [t for t in times[:k] if t is not None]
+    if before:
+        return before[-1] + 0.001
+    after = [t for t in times[k + 1:] if t is not None]
+    return after[0] - 0.001 if after else None
+
+
+def _checked(ctx: Context, fmt: str, conv: Conversation, cut: list[dict[str, Any]],
+             notes: list[dict[str, str]]) -> list[NewExchange]:
     """The conversation's exchanges, checked; a text over the limit is cut and listed."""
     out = []
     limit = ctx.config.max_text_chars
-    for k, ex in enumerate(exchanges(conv)):
+    found = exchanges(conv)
+    times = [ex.ts for ex in found]
+    for k, ex in enumerate(found):
         # no time in the source: the conversation's id and the exchange's place are the key
         identity = "" if ex.ts is not None else f"untimed:{conv.source_id}#{k}"
         ts = ex.ts if ex.ts is not None else time.time() + k * 0.001
+        near = _neighbour_time(times, k)
+        if ex.ts is None and near is not None:
+            # one message whose time is unreadable in a dated conversation: placed beside its
+            # neighbour, not at today's date, and said
+            ts = near
+            notes.append({"where": f"{conv.where} {ex.ref}".strip(),
+                          "reason": "its time is missing or unreadable: placed beside the"
+                                    " message next to it"})
         (user, user_cut), (assistant, assistant_cut) = (fit_text(ex.user, limit),
                                                         fit_text(ex.assistant, limit))
-        for side, whole, dropped in (("user", ex.user, user_cut),
-                                     ("assistant", ex.assistant, assistant_cut)):
-            if dropped:
-                cut.append({"where": f"{conv.where} {ex.ref}".strip(), "ref": ex.ref,
-                            "side": side, "chars": len(whole.strip()), "cut": dropped})
         try:
-            out.append(check_exchange(ctx.config, user, assistant, ts, source=_source(fmt, conv),
-                                      where=ex.where, identity=identity))
+            new = check_exchange(ctx.config, user, assistant, ts, source=source_of(fmt, conv),
+                                 where=ex.where, identity=identity)
         except InvalidInput as exc:
             raise ImportFormatError(str(exc)) from None
+        out.append(new)
+        for side, whole, dropped in (("user", ex.user, user_cut),
+                                     ("assistant", ex.assistant, assistant_cut)):
+            if dropped:  # the key finds the exchange id once it is stored
+                cut.append({"where": f"{conv.where} {ex.ref}".strip(), "ref": ex.ref,
+                            "side": side, "chars": len(whole.strip()), "cut": dropped,
+                            "key": new.key})
+    return out
+
+
+def cuts(cut: list[dict[str, Any]], ids: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """The texts cut as reported: with the exchange id each went to, once stored."""
+    out = []
+    for c in cut[:LISTED]:
+        shown = {k: v for k, v in c.items() if k != "key"}
+        if ids is not None and c["key"] in ids:
+            shown["exchange_id"] = ids[c["key"]]
+        out.append(shown)
     return out
 
 
@@ -136,18 +166,31 @@ class Tally:
         self.total = 0
         self.abandoned = 0
         self.skipped: list[dict[str, str]] = []
+        self.notes: list[dict[str, str]] = []  # read, with a remark (a time borrowed)
         self.cut: list[dict[str, Any]] = []
         self.sample: list[dict[str, Any]] = []
+        self.listed: list[dict[str, Any]] = []  # each conversation: title, exchanges, new
+        self.completed = 0  # unanswered questions a newer export answers
 
     def counts(self, rec: Recognised) -> dict[str, Any]:
         return {"recognised": {"format": rec.format, "label": rec.label, "why": rec.why},
-                "conversations": self.conversations, "abandoned": self.abandoned}
+                "conversations": self.conversations, "abandoned": self.abandoned,
+                "listed": self.listed[:LISTED], "notes": self.notes[:LISTED],
+                "completed": self.completed}
 
 
-def _read(ctx: Context, rec: Recognised, tally: Tally, known: set[str],
-          seen: list[int]) -> Iterator[tuple[Conversation, list[NewExchange], bool]]:
-    """The new exchanges of each readable conversation, and whether some of it was imported
-    before; bad conversations and repeats tallied."""
+Read = tuple[Conversation, list[NewExchange], bool, list[tuple[NewExchange, int]]]
+
+
+def _unanswered_key(new: NewExchange) -> str:
+    """The key this exchange had when an older export held the question without its answer."""
+    return content_hash(new.user_text, "", new.identity or f"{new.ts:.0f}")
+
+
+def _read(ctx: Context, user_id: str, rec: Recognised, tally: Tally, known: set[str],
+          seen: list[int]) -> Iterator[Read]:
+    """The new exchanges of each readable conversation, whether some of it was imported
+    before, and the stored questions it answers (exchange ids); bad ones and repeats tallied."""
     if rec.format in MEMORY_FORMATS:
         return
     for conv in conversations(rec, seen):
@@ -155,7 +198,7 @@ def _read(ctx: Context, rec: Recognised, tally: Tally, known: set[str],
             tally.skipped.append({"where": conv.where, "reason": conv.reason})
             continue
         try:
-            found = _checked(ctx, rec.format, conv, tally.cut)
+            found = _checked(ctx, rec.format, conv, tally.cut, tally.notes)
         except ImportFormatError as exc:
             tally.skipped.append({"where": conv.where, "reason": str(exc)})
             continue
@@ -163,16 +206,29 @@ def _read(ctx: Context, rec: Recognised, tally: Tally, known: set[str],
         tally.total += len(found)
         tally.abandoned += conv.abandoned
         fresh = []
-        for new in found:
-            if new.key in known:
-                tally.skipped.append({"where": conv.where, "reason": "already imported"})
-                continue
-            known.add(new.key)
-            fresh.append(new)
-        yield conv, fresh, len(fresh) < len(found)
+        for new in found:  # the same exchange twice in one file is one exchange
+            if new.key not in known:
+                known.add(new.key)
+                fresh.append(new)
+        waiting = {_unanswered_key(n): n for n in fresh if n.assistant_text}
+        stored = unanswered_db.by_keys(ctx.store, user_id, [k for k in waiting if k in known])
+        answers = [(waiting[key], exchange_id) for key, exchange_id in stored.items()]
+        answering = {id(new) for new, _ in answers}
+        fresh = [new for new in fresh if id(new) not in answering]
+        repeats = len(found) - len(fresh) - len(answers)
+        tally.skipped.extend({"where": conv.where, "reason": "already imported"}
+                             for _ in range(repeats))
+        tally.completed += len(answers)
+        if len(tally.listed) < LISTED:
+            tally.listed.append({"title": conv.title, "where": conv.where,
+                                 "exchanges": len(found), "new": len(fresh) + len(answers),
+                                 "abandoned": conv.abandoned})
+        yield conv, fresh, repeats > 0 or bool(answers), answers
 
 
-def _new_facts(ctx: Context, user_id: str | None, rec: Recognised) -> tuple[list[SavedFact], int]:
+def new_facts(ctx: Context, user_id: str | None,
+              rec: Recognised) -> tuple[list[SavedFact], int]:
+    """The saved memories not already known, and how many the file holds."""
     try:
         facts = saved_facts(rec)
     except READ_ERRORS as exc:  # a shape no check foresaw: named, and nothing is written
@@ -189,99 +245,39 @@ def _new_facts(ctx: Context, user_id: str | None, rec: Recognised) -> tuple[list
     return list(fresh.values()), len(facts)
 
 
-def preview(ctx: Context, user_id: str, rec: Recognised, limit: int = SAMPLE) -> dict[str, Any]:
-    """What importing the export would add, read through once, writing nothing."""
+def read(ctx: Context, user_id: str, rec: Recognised, tally: Tally,
+         seen: list[int]) -> Iterator[Read]:
+    """Every conversation's new exchanges, against what the user's memory already holds."""
+    return _read(ctx, user_id, rec, tally, exchanges_db.content_keys(ctx.store, user_id), seen)
+
+
+def preview(ctx: Context, user_id: str, rec: Recognised, limit: int = SAMPLE,
+            seconds: float = PREVIEW_SECONDS) -> dict[str, Any]:
+    """What importing the export would add, writing nothing; a large file is read for
+    `seconds` at most (a request must not be held), and the preview says how far it got."""
     tally = Tally()
-    known = exchanges_db.content_keys(ctx.store, user_id)
     to_import = 0
-    for conv, fresh, _ in _read(ctx, rec, tally, known, [0]):
-        to_import += len(fresh)
+    seen = [0]
+    stop = time.monotonic() + seconds
+    partial = None
+    size = export_size(rec)
+    for conv, fresh, _, answers in read(ctx, user_id, rec, tally, seen):
+        to_import += len(fresh) + len(answers)
         for new in fresh[: max(0, limit - len(tally.sample))]:
             tally.sample.append({"user": new.user_text[:300], "assistant": new.assistant_text[:300],
                                  "ts": new.ts, "where": f"{conv.title} ({conv.where})"})
-    facts, found = _new_facts(ctx, user_id, rec)
+        if time.monotonic() > stop:
+            partial = {"read": seen[0], "of": size}
+            break
+    facts, found = new_facts(ctx, user_id, rec)
     return {"format": rec.format, "total": tally.total, "to_import": to_import,
-            "skipped": tally.skipped, "cut": tally.cut[:200], "sample": tally.sample,
+            "skipped": tally.skipped[:LISTED], "cut": cuts(tally.cut), "sample": tally.sample,
             "replaces_memory": False, "chosen": None, "max_text_chars": ctx.config.max_text_chars,
-            **tally.counts(rec), "facts": {"found": found, "new": len(facts),
-                                           "sample": [f.text for f in facts[:10]]}}
+            "partial": partial, **tally.counts(rec),
+            "facts": {"found": found, "new": len(facts), "sample": [f.text for f in facts[:10]]}}
 
 
-def _embed(ctx: Context, texts: list[str]) -> list[Any]:
-    out: list[Any] = []
-    for start in range(0, len(texts), EMBED_BATCH):
-        out.extend(ctx.embedder.embed(texts[start:start + EMBED_BATCH]))
-    return out
-
-
-def run(ctx: Context, user_id: str, rec: Recognised, progress: Progress | None = None,
-        ) -> dict[str, Any]:
-    """Import the export: conversations in batches of whole ones, saved memories as facts."""
-    tally = Tally()
-    known = exchanges_db.content_keys(ctx.store, user_id)
-    size = max(1, rec.container.size + sum(rec.container.with_member(m).size
+def export_size(rec: Recognised) -> int:
+    """The characters the export holds, every batch together (for progress)."""
+    return max(1, rec.container.size + sum(rec.container.with_member(m).size
                                            for m in rec.batches))
-    seen = [0]
-    ids: list[int] = []
-    saved: list[int | None] = [None]
-    held = every_table.holds_memory(ctx.store, user_id)
-    batch: list[tuple[Conversation, list[NewExchange], bool]] = []
-
-    def snapshot_once() -> None:
-        # the memory before, as a version to restore; into an empty memory, clear undoes it
-        if held and saved[0] is None:
-            saved[0] = versions.snapshot(ctx, user_id, f"before import ({rec.format})")["version"]
-
-    def flush() -> None:
-        pending = [(conv, new) for conv, fresh, _ in batch for new in fresh]
-        vectors = _embed(ctx, [new.page_text for _, new in pending])
-        with ctx.store.transaction(user_id) as conn:
-            snapshot_once()
-            step = iter(zip(pending, vectors, strict=True))
-            for conv, fresh, before in batch:
-                # a conversation partly imported before (a newer export) continues there
-                target: int | str = (before and exchanges_db.conversation_by_source(
-                    ctx.store, user_id, _source(rec.format, conv))) or "new"
-                for _ in fresh:
-                    (_, new), vec = next(step)
-                    exchange_id, _ = admit(conn, ctx.store, ctx.config, user_id,
-                                           replace(new, conversation=target), vec)
-                    target = target if isinstance(target, int) else exchange_id
-                    ids.append(exchange_id)
-        batch.clear()
-        if progress:
-            progress(min(seen[0], size) // 1024, size // 1024, "reading")
-
-    waiting = 0
-    for conv, fresh, before in _read(ctx, rec, tally, known, seen):
-        if fresh:
-            batch.append((conv, fresh, before))
-            waiting += len(fresh)
-        if waiting >= BATCH:
-            flush()
-            waiting = 0
-    if batch:
-        flush()
-    facts, found = _new_facts(ctx, user_id, rec)
-    if facts:
-        vectors = _embed(ctx, [f.text for f in facts])
-        now = time.time()
-        with ctx.store.transaction(user_id) as conn:
-            snapshot_once()
-            for fact, vec in zip(facts, vectors, strict=True):
-                fact_id = facts_db.insert_imported_fact(
-                    conn, user_id, fact.kind, fact.text, normalise(fact.text), fact.ts or now,
-                    now, origin=fact.origin)
-                ctx.store.put_vector(conn, user_id, "fact", fact_id, vec)
-    with ctx.store.transaction(user_id) as conn:
-        ctx.store.log_event(conn, user_id, "import", {
-            "format": rec.format, "imported": len(ids), "skipped": len(tally.skipped),
-            "conversations": tally.conversations, "abandoned": tally.abandoned,
-            "facts": len(facts), "saved_as": saved[0]})
-    if progress:
-        progress(size, size, "stored")
-    return {"format": rec.format, "total": tally.total, "imported": len(ids),
-            "skipped": tally.skipped, "cut": tally.cut[:200],
-            "max_text_chars": ctx.config.max_text_chars,
-            "chosen": None, "exchange_ids": ids, "refs": {}, "saved_as": saved[0],
-            **tally.counts(rec), "facts": {"found": found, "imported": len(facts)}}

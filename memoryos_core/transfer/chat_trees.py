@@ -228,3 +228,44 @@ def librechat(doc: Any, where: str) -> Conversation:
     return Conversation(text_of(doc.get("conversationId")) or where,
                         make_title(text_of(doc.get("title")), turns), turns, where,
                         len(nodes) - len(shown))
+
+
+# -- ChatGPT ---------------------------------------------------------------------------------
+
+def _chatgpt_message(node: dict[str, Any]) -> tuple[str | None, str, Any]:
+    """(role, visible text, create_time) of a ChatGPT mapping node (role None: not a turn)."""
+    msg = obj(node.get("message"))
+    role = text_of(obj(msg.get("author")).get("role"))
+    if role not in ("user", "assistant") or obj(msg.get("metadata")).get(
+            "is_visually_hidden_from_conversation"):
+        return None, "", None
+    parts = arr(obj(msg.get("content")).get("parts"))
+    text = "\n".join(p for p in parts if isinstance(p, str))
+    return role, text, msg.get("create_time")
+
+
+def chatgpt(conv: Any, where: str) -> Conversation:
+    """One ChatGPT conversation: the branch ending at `current_node` (else the newest leaf)."""
+    if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
+        fail("field 'mapping' must be an object")
+    mapping = {k: v for k, v in conv["mapping"].items() if isinstance(v, dict)}
+    parent_of: dict[str, str | None] = {k: text_of(v.get("parent")) or None
+                                        for k, v in mapping.items()}
+    parent_of = {k: (v if v in mapping else None) for k, v in parent_of.items()}
+    leaf = text_of(conv.get("current_node"))
+    if leaf not in mapping:  # no pointer: the newest message without children
+        leaves = [k for k, v in mapping.items() if not arr(v.get("children"))]
+        leaf = max(leaves, default=None, key=lambda k: epoch_time(
+            _chatgpt_message(mapping[k])[2]) or 0.0) or ""
+    shown = _walk_up(leaf or None, parent_of)
+    turns = []
+    for node_id in shown:
+        role, text, when = _chatgpt_message(mapping[node_id])
+        if role is not None:
+            turns.append(Turn(role, text, epoch_time(when), node_id))
+    on_path = set(shown)
+    abandoned = sum(1 for k, v in mapping.items() if k not in on_path
+                    and _chatgpt_message(v)[0] is not None and _chatgpt_message(v)[1].strip())
+    source_id = text_of(conv.get("conversation_id")) or text_of(conv.get("id")) or where
+    return Conversation(source_id, make_title(text_of(conv.get("title")), turns), turns, where,
+                        abandoned)

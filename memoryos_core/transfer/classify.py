@@ -5,16 +5,18 @@ The order of the checks is the key-signature table of shared/formats/export_form
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import ImportFormatError
 from .chat_common import arr, obj
 from .sniff import (
+    MAX_EXPANDED_BYTES,
     Container,
+    JsonArray,
     basename,
-    first_element,
     first_lines,
     head_text,
     is_jsonl,
@@ -28,8 +30,9 @@ LABELS = {
     "gemini": "Gemini Apps activity (Google Takeout)", "openai-jsonl": "OpenAI chat JSONL",
     "sharegpt": "ShareGPT conversations", "claude-memories": "Claude saved memories",
     "openmemory": "OpenMemory export", "letta": "Letta agent file",
+    "chatgpt": "ChatGPT export",
 }
-CHAT_FORMATS = ("claude", "openwebui", "librechat", "sillytavern", "gemini", "openai-jsonl",
+CHAT_FORMATS = ("chatgpt", "claude", "openwebui", "librechat", "sillytavern", "gemini", "openai-jsonl",
                 "sharegpt")
 MEMORY_FORMATS = ("claude-memories", "openmemory", "letta")
 READ = ("a Claude.ai export (the ZIP or its conversations.json), a ChatGPT conversations.json,"
@@ -59,7 +62,18 @@ class Recognised:
 
 
 def _keys(value: Any) -> str:
-    return ", ".join(sorted(value)[:12]) if isinstance(value, dict) else type(value).__name__
+    if isinstance(value, dict):
+        return ", ".join(sorted(value)[:12]) or "none (an empty object)"
+    return _kind(value)
+
+
+KINDS = {bool: "true or false", int: "a number", float: "a number", str: "a text",
+         list: "a list", dict: "an object", type(None): "null"}
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, in words ('a number', not 'int')."""
+    return KINDS.get(type(value), type(value).__name__)
 
 
 def unknown(found: str) -> ImportFormatError:
@@ -78,45 +92,47 @@ def _is_gemini(item: dict[str, Any]) -> bool:
             and (item.get("header") == "Gemini Apps" or "Gemini Apps" in arr(item.get("products"))))
 
 
-def _element(first: Any, container: Container, where: str) -> Recognised | None:
-    """The format of a list by its first element's keys (None: a format importers.detect reads)."""
+def _element(first: Any, container: Container, where: str,
+             which: str = "first element") -> Recognised | None:
+    """The format of a list by one element's keys (None: a format importers.detect reads)."""
     if not isinstance(first, dict):
-        raise unknown(f"{where} is a list whose first element is {_keys(first)}")
+        raise unknown(f"{where} is a list whose {which} is {_kind(first)}, not a conversation")
     if isinstance(first.get("chat_messages"), list) and "uuid" in first:
-        return Recognised("claude", f"{where}: its first element has 'chat_messages' and 'uuid'",
+        return Recognised("claude", f"{where}: its {which} has 'chat_messages' and 'uuid'",
                           container)
-    if "mapping" in first:
-        return None  # ChatGPT: the existing reader
+    if isinstance(first.get("mapping"), dict):
+        return Recognised("chatgpt", f"{where}: its {which} has 'mapping' (and"
+                          " 'current_node')", container)
     if isinstance(first.get("chat"), dict) and ("history" in first["chat"]
                                                  or "messages" in first["chat"]):
-        return Recognised("openwebui", f"{where}: its first element has 'chat' with"
+        return Recognised("openwebui", f"{where}: its {which} has 'chat' with"
                           " 'history'", container)
     history = obj(first.get("history"))
     if isinstance(history.get("messages"), dict) and "currentId" in history:
-        return Recognised("openwebui", f"{where}: its first element has 'history.messages' and"
+        return Recognised("openwebui", f"{where}: its {which} has 'history.messages' and"
                           " 'history.currentId' (a bare Open WebUI chat)", container)
     if _is_gemini(first):
-        return Recognised("gemini", f"{where}: its first element has 'header' \"Gemini Apps\","
+        return Recognised("gemini", f"{where}: its {which} has 'header' \"Gemini Apps\","
                           " 'title' and 'time'", container)
     if _is_sharegpt(first):
-        return Recognised("sharegpt", f"{where}: its first element has 'conversations' of"
+        return Recognised("sharegpt", f"{where}: its {which} has 'conversations' of"
                           " {from, value}", container)
     if "conversations_memory" in first or "project_memories" in first:
-        return Recognised("claude-memories", f"{where}: its first element has"
+        return Recognised("claude-memories", f"{where}: its {which} has"
                           " 'conversations_memory'", container)
     if isinstance(first.get("messages"), list) and all(
             isinstance(m, dict) and "role" in m for m in first["messages"][:3]):
-        return Recognised("openai-jsonl", f"{where}: its first element has 'messages' of"
+        return Recognised("openai-jsonl", f"{where}: its {which} has 'messages' of"
                           " {role, content}", container)
     if {"user_input", "agent_response", "conversation", "haystack_sessions"} & first.keys():
         return None
-    raise unknown(f"{where} is a list whose first element has the keys {_keys(first)}")
+    raise unknown(f"{where} is a list whose {which} has the keys {_keys(first)}")
 
 
 def _object(doc: Any, container: Container, where: str) -> Recognised | None:
     """The format of a single JSON object by its keys (None: importers.detect reads it)."""
     if not isinstance(doc, dict):
-        raise unknown(f"{where} is {_keys(doc)}")
+        raise unknown(f"{where} is {_kind(doc)}")
 
     def found(fmt: str, why: str) -> Recognised:
         return Recognised(fmt, f"{where}: {why}", container, "object", doc)
@@ -140,15 +156,15 @@ def _object(doc: Any, container: Container, where: str) -> Recognised | None:
         return found("openwebui", "a top object with 'history.messages' (one chat)")
     if _is_sharegpt(doc):
         return found("sharegpt", "a top object with 'conversations' of {from, value}")
-    if {"format", "conversation", "haystack_sessions", "mapping"} & doc.keys():
+    if isinstance(doc.get("mapping"), dict):
+        return found("chatgpt", "a top object with 'mapping' (one ChatGPT conversation)")
+    if {"format", "conversation", "haystack_sessions"} & doc.keys():
         return None
     raise unknown(f"{where} is an object with the keys {_keys(doc)}")
 
 
 def _jsonl(container: Container) -> Recognised:
     """The format of a JSONL file by its first line's keys."""
-    import json
-
     first = json.loads(first_lines(container, 1)[0])
     keys = first.keys()
     if "mes" not in keys and keys & {"user_name", "character_name", "chat_metadata"}:
@@ -172,6 +188,35 @@ def _jsonl(container: Container) -> Recognised:
     raise unknown(f"a JSONL file whose first line has the keys {_keys(first)}")
 
 
+LOOKED_AT = 5  # elements read to decide a list's format when the first ones are not recognised
+
+
+def _list(container: Container, where: str) -> Recognised | None:
+    """The format of a list by its first recognisable element: one bad conversation at the
+    start does not make the whole file unknown (it is skipped and reported when read)."""
+    refused: list[tuple[int, ImportFormatError]] = []
+    with container.open() as fp:
+        for n, element in enumerate(JsonArray(fp), start=1):
+            if element in (None, {}, [], ""):
+                continue
+            which = "first element" if n == 1 else f"element {n}"
+            try:
+                got = _element(element, container, where, which)
+            except ImportFormatError as exc:
+                refused.append((n, exc))
+                if len(refused) == LOOKED_AT:
+                    break
+                continue
+            if got is not None and refused:
+                skipped = ", ".join(str(k) for k, _ in refused)
+                got = replace(got, why=f"{got.why} (element {skipped}, not recognised, will be"
+                              " reported and skipped)")
+            return got
+    if refused:
+        raise refused[0][1]
+    raise ImportFormatError(f"{where} is an empty JSON list: there is nothing to import")
+
+
 ZIP_SIBLINGS = ("users.json", "projects.json", "conversations.json", "memories.json")
 
 
@@ -184,9 +229,10 @@ def _zip(container: Container) -> Recognised:
     parts = sorted(by_name.get("conversations.json", []))
     for member in parts:
         inner = container.with_member(member)
-        got = _element(first_element(inner), inner, f"{member} in the ZIP")
+        got = _list(inner, f"{member} in the ZIP")
         if got is None:
-            return Recognised("legacy", f"{member} in the ZIP is a ChatGPT export", inner)
+            return Recognised("legacy", f"{member} in the ZIP is a list the older readers read",
+                              inner)
         if got.format == "claude":  # an export split in batches: every part is read
             extra = " and 'memories.json'" if memories else ""
             more = f"; {len(parts)} batches" if len(parts) > 1 else ""
@@ -201,7 +247,7 @@ def _zip(container: Container) -> Recognised:
             if got is None:
                 raise unknown(f"{memories} in the ZIP")
             return got
-        got = _element(first_element(inner), inner, f"{memories} in the ZIP")
+        got = _list(inner, f"{memories} in the ZIP")
         if got is not None:
             return got
     if any(n.endswith(("short_term.json", "mid_term.json")) for n in by_name):
@@ -232,11 +278,12 @@ def classify_container(container: Container, where: str = "the file") -> Recogni
         raise ImportFormatError("this looks like HTML (a Takeout MyActivity.html?): export"
                                 " Gemini Apps activity as JSON instead. " + READ)
     if not head.startswith(("[", "{")):
+        _refuse_scalar(head, where)
         return Recognised("legacy", f"{where} is plain text", container)
     if is_jsonl(container):
         return _jsonl(container)
     if head.startswith("["):
-        got = _element(first_element(container), container, where)
+        got = _list(container, where)
         return got or Recognised("legacy", f"{where} is a list importers.detect reads",
                                  container)
     doc = load_object(container)
@@ -245,9 +292,22 @@ def classify_container(container: Container, where: str = "the file") -> Recogni
                                                         "object", doc)
 
 
-def classify(source: bytes | str | Path) -> Recognised:
+def _refuse_scalar(head: str, where: str) -> None:
+    """A JSON number, text, true/false or null is no export (not a transcript line either)."""
+    text = head.strip()
+    if len(text) >= 4000 or text[:1] not in '"-0123456789tfn':
+        return
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return
+    raise ImportFormatError(f"{where} is {_kind(value)} in JSON ({text[:40]}), not a chat"
+                            f" export: there is nothing to import. This importer reads {READ}")
+
+
+def classify(source: bytes | str | Path, limit: int = MAX_EXPANDED_BYTES) -> Recognised:
     """Recognise an upload, a pasted text or a file by content, never by its name."""
-    container = open_container(source)
+    container = open_container(source, limit)
     if not container.members and container.size == 0:
         raise ImportFormatError("the document is empty")
     return classify_container(container)

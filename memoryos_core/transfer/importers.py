@@ -48,6 +48,11 @@ def load_source(source: Any) -> Any:
             try:
                 return json.loads(source)
             except json.JSONDecodeError as exc:
+                if exc.pos >= len(source.rstrip()) or exc.msg.startswith("Unterminated"):
+                    raise ImportFormatError(
+                        f"invalid JSON: the file ends early (line {exc.lineno} column"
+                        f" {exc.colno}), it looks cut off (truncated); nothing was"
+                        " imported") from None
                 raise ImportFormatError(f"invalid JSON at line {exc.lineno} column {exc.colno}:"
                                         f" {exc.msg}") from None
             except RecursionError:

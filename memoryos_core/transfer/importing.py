@@ -15,11 +15,11 @@ from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
 from ..memory.admission import NewExchange, admit, check_exchange
 from ..memory.reports import AnalysisReport
-from ..storage import every_table
 from ..storage.tables import exchanges as exchanges_db
-from . import chat_import, importers, versions
+from . import chat_import, chat_store, importers, versions
 from .fitting import fit_text
 from .longmemeval import parse_longmemeval
+from .sniff import MAX_EXPANDED_BYTES
 
 Progress = Callable[[int, int, str], None]
 EMBED_BATCH = 64
@@ -74,6 +74,10 @@ class Preview(TypedDict):
     conversations: NotRequired[int]
     abandoned: NotRequired[int]  # messages on branches the user did not see (left out)
     facts: NotRequired[dict[str, Any]]  # saved memories: found, new, sample
+    listed: NotRequired[list[dict[str, Any]]]  # each conversation: title, exchanges, new
+    notes: NotRequired[list[Skipped]]  # read, with a remark (a time borrowed)
+    completed: NotRequired[int]  # stored questions a newer export answers
+    partial: NotRequired[dict[str, int] | None]  # a large file: how far the preview read
 
 
 class ImportOutcome(TypedDict):
@@ -95,6 +99,9 @@ class ImportOutcome(TypedDict):
     conversations: NotRequired[int]
     abandoned: NotRequired[int]
     facts: NotRequired[dict[str, Any]]  # saved memories: found, imported
+    listed: NotRequired[list[dict[str, Any]]]
+    notes: NotRequired[list[Skipped]]
+    completed: NotRequired[int]
 
 
 class ImportReport(ImportOutcome):
@@ -202,7 +209,8 @@ def _cut_text(c: dict[str, Any], exchange_id: int | None = None) -> CutText:
                    chars=c["chars"], cut=c["cut"])
 
 
-def recognise(source: Any, fmt: str) -> tuple[Any, Any]:
+def recognise(source: Any, fmt: str,
+              limit: int = MAX_EXPANDED_BYTES) -> tuple[Any, Any]:
     """(the chat export recognised by content, or None; the source for the older readers)."""
     from .classify import CHAT_FORMATS, MEMORY_FORMATS, classify
 
@@ -210,7 +218,7 @@ def recognise(source: Any, fmt: str) -> tuple[Any, Any]:
     if fmt not in ("auto", *chat):
         return None, _bytes(source)
     try:
-        rec = classify(source)
+        rec = classify(source, limit)
     except ImportFormatError:
         if isinstance(source, Path) and source.stat().st_size <= importers.MAX_DOCUMENT_BYTES:
             source = source.read_bytes()
@@ -243,13 +251,34 @@ def _bytes(source: Any) -> Any:
     return source
 
 
+def check(source: Any, fmt: str = "auto", speaker: str | None = None,
+          select: str | None = None, expanded: int = MAX_EXPANDED_BYTES) -> str:
+    """The format of a source, read no further than needed to know it (a chat export is
+    read in the job; the older formats, at most 50 MB, are parsed whole)."""
+    rec, source = recognise(source, fmt, expanded)
+    if rec is not None:
+        return str(rec.format)
+    doc = importers.load_source(source)
+    found = importers.detect(doc) if fmt == "auto" else fmt
+    if found != "memoryos-export":
+        try:
+            parse(doc, found, speaker, select)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            raise ImportFormatError(f"the document is not a valid {found} dialogue: a field"
+                                    " has an unexpected type") from None
+    return found
+
+
 def preview(ctx: Context, user_id: str, source: Any, fmt: str = "auto",
             speaker: str | None = None, select: str | None = None,
-            limit: int = 20) -> Preview:
-    """What an import would do, with the first exchanges, writing nothing."""
-    rec, source = recognise(source, fmt)
+            limit: int = 20, expanded: int = MAX_EXPANDED_BYTES,
+            seconds: float = chat_import.PREVIEW_SECONDS) -> Preview:
+    """What an import would do, with the first exchanges, writing nothing (a chat export is
+    read for `seconds` at most, then the preview says how far it got)."""
+    rec, source = recognise(source, fmt, expanded)
     if rec is not None:
-        return chat_import.preview(ctx, user_id, rec, limit)  # type: ignore[return-value]
+        return chat_import.preview(ctx, user_id, rec, limit,  # type: ignore[return-value]
+                                   seconds)
     plan = prepare(ctx, user_id, source, fmt, speaker, select)
     if plan["format"] == "memoryos-export":  # not an addition: the whole memory is replaced
         return {"format": plan["format"], "total": plan["total"], "to_import": plan["total"],
@@ -268,12 +297,13 @@ def preview(ctx: Context, user_id: str, source: Any, fmt: str = "auto",
 def import_dialogue(
     ctx: Context, user_id: str, source: Any, fmt: str = "auto", speaker: str | None = None,
     progress: Progress | None = None, select: str | None = None,
+    expanded: int = MAX_EXPANDED_BYTES,
 ) -> ImportReport:
     """Admit every valid exchange of a document in one transaction (a chat export: streamed in
-    batches of whole conversations, chat_import.run); report what was skipped."""
-    rec, source = recognise(source, fmt)
+    batches of whole conversations, chat_store.run); report what was skipped."""
+    rec, source = recognise(source, fmt, expanded)
     if rec is not None:
-        return chat_import.run(ctx, user_id, rec, progress)  # type: ignore[return-value]
+        return chat_store.run(ctx, user_id, rec, progress)  # type: ignore[return-value]
     plan = prepare(ctx, user_id, source, fmt, speaker, select)
     if plan["format"] == "memoryos-export":
         result = versions.replace_with_export(ctx, user_id, plan["document"])
@@ -292,9 +322,9 @@ def import_dialogue(
     refs: dict[int, str] = {}
     saved = None
     with ctx.store.transaction(user_id) as conn:
-        # the memory before, as a version to restore: an import can be undone (into an empty
-        # memory it is undone by clear, so no empty version is kept)
-        if ready and every_table.holds_memory(ctx.store, user_id):
+        # the memory before, as a version to restore: every import can be undone, the first
+        # one into an empty memory too
+        if ready:
             saved = versions.snapshot(ctx, user_id, f"before import ({plan['format']},"
                                       f" {total} exchanges)")["version"]
         for (new, item), vec in zip(ready, vectors, strict=True):

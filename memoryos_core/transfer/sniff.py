@@ -12,6 +12,7 @@ import gzip
 import io
 import json
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,50 @@ from ..errors import ImportFormatError
 
 CHUNK = 1 << 20
 MAX_OBJECT_BYTES = 50 * 1024 * 1024  # a single top-level object (LibreChat, Letta) is loaded
+# what one member of an archive (or a gzip) may expand to: a real Claude export of 347
+# conversations is 111 MB unzipped, and a 255 KB ZIP can hold a 262 MB file
+MAX_EXPANDED_BYTES = 128 * 1024 * 1024
+DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, gzip.BadGzipFile)
+
+
+def megabytes(n: int) -> str:
+    """A byte count as people read it ('262 MB', '0.3 MB')."""
+    return f"{n / 1_000_000:.0f} MB" if n >= 10_000_000 else f"{n / 1_000_000:.1f} MB"
+
+
+def too_large(where: str, limit: int, declared: int | None = None) -> ImportFormatError:
+    """The refusal of an archive member that expands past the limit."""
+    said = f" (its header says {megabytes(declared)})" if declared is not None else ""
+    return ImportFormatError(f"{where} expands to more than {megabytes(limit)}{said}, the most"
+                             " this server unpacks from an archive; nothing was imported."
+                             " Import the file unzipped, or split the export")
+
+
+class _Counted(io.RawIOBase):
+    """A stream that stops once more than `limit` bytes came out: archive headers can lie."""
+
+    def __init__(self, inner: IO[bytes], limit: int, where: str) -> None:
+        super().__init__()
+        self._inner, self._limit, self._where, self.count = inner, limit, where, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self._inner.read(min(len(buffer), CHUNK))
+        except DAMAGED as exc:
+            raise ImportFormatError(f"{self._where} is damaged ({exc}); nothing was"
+                                    " imported") from None
+        self.count += len(data)
+        if self.count > self._limit:
+            raise too_large(self._where, self._limit)
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
 ZIP_MEMBERS = ("conversations.json", "memories.json", "myactivity.json", "users.json",
                "projects.json", "memories.jsonl.gz")
 
@@ -34,22 +79,38 @@ class Container:
     member: str | None = None  # the ZIP member read, or None
     members: tuple[str, ...] = ()  # every ZIP member name (basename match decides)
     gzipped: bool = False
+    limit: int = MAX_EXPANDED_BYTES  # the most a member or a gzip may expand to
+
+    @property
+    def where(self) -> str:
+        """The document as a sentence names it."""
+        return f"{self.member} in the ZIP" if self.member is not None else "the gzip file"
 
     def open(self) -> IO[bytes]:
-        """A fresh binary stream over the document (a ZIP member or gzip decompressed)."""
+        """A fresh binary stream over the document (a ZIP member or gzip decompressed), cut
+        off with a clear error past the expanded-size limit."""
         raw: IO[bytes] = io.BytesIO(self.data) if self.data is not None else open(
             self.path or "", "rb")
-        if self.member is not None:
-            archive = zipfile.ZipFile(raw)
-            raw = archive.open(self.member)
-        if self.gzipped:
-            raw = gzip.open(raw, "rb")  # type: ignore[assignment]
-        return raw
+        if self.member is None and not self.gzipped:
+            return raw
+        try:
+            if self.member is not None:
+                archive = zipfile.ZipFile(raw)
+                declared = archive.getinfo(self.member).file_size
+                if declared > self.limit:  # refused before a byte is unpacked
+                    raise too_large(self.where, self.limit, declared)
+                raw = archive.open(self.member)
+            if self.gzipped:
+                raw = gzip.open(raw, "rb")  # type: ignore[assignment]
+        except (*DAMAGED, KeyError, NotImplementedError, RuntimeError) as exc:
+            raise ImportFormatError(f"{self.where} cannot be opened ({exc}); nothing was"
+                                    " imported") from None
+        return io.BufferedReader(_Counted(raw, self.limit, self.where), CHUNK)
 
     def with_member(self, member: str) -> Container:
         """The same archive, reading another member."""
         return Container(self.data, self.path, member, self.members,
-                         member.lower().endswith(".gz"))
+                         member.lower().endswith(".gz"), self.limit)
 
     @property
     def size(self) -> int:
@@ -69,7 +130,7 @@ def basename(member: str) -> str:
     return member.replace("\\", "/").rsplit("/", 1)[-1].lower()
 
 
-def open_container(source: bytes | str | Path) -> Container:
+def open_container(source: bytes | str | Path, limit: int = MAX_EXPANDED_BYTES) -> Container:
     """The container of a source: bytes, pasted text or a file path; ZIP and gzip opened."""
     if isinstance(source, str):
         source = source.encode("utf-8")
@@ -82,8 +143,8 @@ def open_container(source: bytes | str | Path) -> Container:
                 names = tuple(i.filename for i in zf.infolist() if not i.is_dir())
         except zipfile.BadZipFile:
             raise ImportFormatError("the file starts like a ZIP archive but is damaged") from None
-        return Container(data, path, None, names)
-    return Container(data, path, gzipped=head[:2] == b"\x1f\x8b")
+        return Container(data, path, None, names, limit=limit)
+    return Container(data, path, gzipped=head[:2] == b"\x1f\x8b", limit=limit)
 
 
 def _text_chunks(fp: IO[bytes]) -> Iterator[str]:
@@ -131,6 +192,10 @@ class JsonArray:
         self.consumed += len(text)
         return True
 
+    def _at(self) -> int:
+        """The current position as a character count from the start of the document."""
+        return self.consumed - len(self._buf) + self._pos
+
     def _peek(self) -> str:
         """The next non-space character ('' at the end), not consumed."""
         while True:
@@ -153,9 +218,12 @@ class JsonArray:
             self._pos += 1
             if sep == "]":
                 return
+            if sep == "":
+                raise ImportFormatError("invalid JSON: the file ends before the list is closed,"
+                                        " it looks cut off (truncated); nothing was imported")
             if sep != ",":
                 raise ImportFormatError(f"invalid JSON: expected ',' or ']' after element, at"
-                                        f" character {self.consumed - len(self._buf) + self._pos}")
+                                        f" character {self._at() - 1}")
 
     def _value(self) -> Any:
         self._peek()
@@ -164,11 +232,28 @@ class JsonArray:
                 value, end = self._decoder.raw_decode(self._buf, self._pos)
             except json.JSONDecodeError as exc:
                 # an element cut by the chunk boundary fails like a broken one: read on, and
-                # only at the end of the file is it broken
-                if self._more():
+                # only at the end of the file is it broken. The buffer doubles before the next
+                # try, so one huge element is parsed a few times, not once per megabyte.
+                start = len(self._buf) - self._pos
+                if start > MAX_OBJECT_BYTES:
+                    raise ImportFormatError(
+                        f"one element of the list (at character {self._at()}) is larger than"
+                        f" {megabytes(MAX_OBJECT_BYTES)}; nothing was imported") from None
+                grew = False
+                while self._more():
+                    grew = True
+                    if len(self._buf) - self._pos >= 2 * start:
+                        break
+                if grew:
                     continue
+                where = self._at()
+                if exc.pos >= len(self._buf) or exc.msg.startswith("Unterminated"):
+                    raise ImportFormatError(
+                        f"invalid JSON: the file ends in the middle of the element starting at"
+                        f" character {where}, it looks cut off (truncated); nothing was"
+                        " imported") from None
                 raise ImportFormatError(f"invalid JSON: {exc.msg} (element starting at"
-                                        f" character {self.consumed - len(self._buf)})") from None
+                                        f" character {where})") from None
             except RecursionError:
                 raise ImportFormatError("the JSON document is nested too deeply") from None
             self._pos = end
@@ -207,13 +292,22 @@ def load_object(container: Container) -> Any:
         raise ImportFormatError("the JSON document is nested too deeply") from None
 
 
-def first_element(container: Container) -> Any:
-    """The first non-empty element of a top-level array, parsed alone (None: empty list)."""
+def first_elements(container: Container, count: int = 5) -> list[Any]:
+    """The first non-empty elements of a top-level array, each parsed alone ([]: none)."""
+    out: list[Any] = []
     with container.open() as fp:
         for element in JsonArray(fp):
             if element:
-                return element
-    return None
+                out.append(element)
+                if len(out) == count:
+                    break
+    return out
+
+
+def first_element(container: Container) -> Any:
+    """The first non-empty element of a top-level array, parsed alone (None: empty list)."""
+    found = first_elements(container, 1)
+    return found[0] if found else None
 
 
 def first_lines(container: Container, count: int = 2) -> list[str]:

@@ -27,7 +27,7 @@ def test_keys_decide_never_a_substring_in_the_text():
     pasted = '{"chat_messages": [], "uuid": "x", "sender": "human"}'
     chatgpt = [{"title": "t", "current_node": "n", "mapping": {"n": {"message": {
         "author": {"role": "user"}, "content": {"parts": [pasted]}}}}}]
-    assert classify(json.dumps(chatgpt).encode()).format == "legacy"
+    assert classify(json.dumps(chatgpt).encode()).format == "chatgpt"
     # and a Claude export whose text pastes a ChatGPT mapping is Claude
     claude = fx.claude_conversations()
     claude[0]["chat_messages"][0]["content"][0]["text"] = '{"mapping": {}, "current_node": 1}'
@@ -94,7 +94,7 @@ def test_one_bad_conversation_is_reported_and_skipped(engine):
     convs.insert(1, {"uuid": "broken", "chat_messages": "not a list"})
     report = engine.import_dialogue("u1", json.dumps(convs).encode())
     assert report["imported"] == 3 and report["conversations"] == 2
-    assert report["skipped"] == [{"where": "conversation 1",
+    assert report["skipped"] == [{"where": "conversation 2",  # counted from 1, as people do
                                   "reason": "field 'chat_messages' must be a list"}]
 
 

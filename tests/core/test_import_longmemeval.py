@@ -118,7 +118,7 @@ def with_long_turn(fmt: str, text: str, locomo: list, lme: list) -> tuple[str, i
                    "ccc": node("ccc", "user", text, "bb", "dddd"),
                    "dddd": node("dddd", "assistant", "It says rent is monthly.", "ccc", None)}
         return json.dumps([{"mapping": mapping, "current_node": "dddd"}]), 2, \
-            "conversation 0: message ccc", "It says rent is monthly."
+            "conversation 1 ccc", "It says rent is monthly."
     if fmt == "locomo":
         doc = locomo[:1]
         doc[0]["conversation"]["session_2"][1]["text"] = text  # a turn of Ana, the user

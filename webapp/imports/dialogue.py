@@ -91,7 +91,8 @@ def run() -> Any:
         source, options = _source(form), _options(form)
     user_id, eng = uid(), engine()
     user_chat_model(current_user)  # a disallowed endpoint fails here, before a job
-    eng.preview_import(user_id, source, **options)  # malformed input fails here, before a job
+    if not run_form.token.data:  # a previewed file was checked; this one is recognised here
+        eng.check_import(source, **options)  # (only its start: the job reads the rest)
     job_id = eng.jobs.submit(user_id, "import", {
         "source": base64.b64encode(source).decode("ascii"), "options": options})
     return job_started(get_job(job_id), "imports.index")
