@@ -20,6 +20,7 @@ from .. import __version__
 from ..config import settings_table
 from ..errors import MemoryOSError
 from ..llm import ChatModel, Embedder
+from ..llm.discovery import SERVE_MODEL_PORT
 from ..storage.errors import database_errors
 from ..transfer.importers import FORMATS
 from . import cli_eval, cli_output
@@ -282,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
                             " on a throwaway memory of its own"))
     cmd("mcp", cmd_mcp, "serve the memory tools over MCP on stdio, as --user", False)
     sp = cmd("serve-model", cmd_serve_model, "serve the embedded chat model over HTTP", False)
-    sp.add_argument("--port", type=int, required=True)
+    sp.add_argument("--port", type=int, default=SERVE_MODEL_PORT,
+                    help=f"default {SERVE_MODEL_PORT}: where the web app's model picker looks")
     sp.add_argument("--host", default="127.0.0.1")
     return p
 

@@ -28,6 +28,7 @@ class ModelResolver:
         self._instance = instance
         self._per_user = per_user
         self._lock = threading.Lock()
+        self._embedded: ChatModel | None = None  # loaded when picked beside an endpoint
 
     @property
     def configured(self) -> ChatModel | None:
@@ -46,6 +47,24 @@ class ModelResolver:
                     raise ModelError(f"no chat model configured and the embedded model is"
                                      f" unavailable: {exc}") from exc
             return self._instance
+
+    def embedded(self) -> ChatModel:
+        """The embedded model itself, even when the instance has an endpoint (a user picked
+        it in the chat): the instance's when that is the embedded one, else loaded once."""
+        configured = self._instance
+        if configured is not None and is_embedded(configured):
+            return configured
+        if configured is None:
+            return self.instance()
+        with self._lock:
+            if self._embedded is None:
+                from . import default_chat_model
+
+                try:
+                    self._embedded = default_chat_model()
+                except ImportError as exc:
+                    raise ModelError(f"the embedded model is unavailable: {exc}") from exc
+            return self._embedded
 
     def own(self, user_id: str) -> ChatModel | None:
         """The user's own model, or None when the user has none (the instance's applies)."""
