@@ -56,7 +56,8 @@ def load_source(source: Any) -> Any:
                 raise ImportFormatError(f"invalid JSON at line {exc.lineno} column {exc.colno}:"
                                         f" {exc.msg}") from None
             except RecursionError:
-                raise ImportFormatError("the JSON document is nested too deeply") from None
+                raise ImportFormatError("the JSON is nested too deeply (deeper than any export);"
+                                " nothing was imported") from None
     return source
 
 

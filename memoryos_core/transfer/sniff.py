@@ -37,8 +37,8 @@ def too_large(where: str, limit: int, declared: int | None = None) -> ImportForm
     """The refusal of an archive member that expands past the limit."""
     said = f" (its header says {megabytes(declared)})" if declared is not None else ""
     return ImportFormatError(f"{where} expands to more than {megabytes(limit)}{said}, the most"
-                             " this server unpacks from an archive; nothing was imported."
-                             " Import the file unzipped, or split the export")
+                             " this server unpacks from an archive; nothing was imported. Unzip it and import"
+                             " the file with the command line (memoryos import), or split it")
 
 
 class _Counted(io.RawIOBase):
@@ -255,7 +255,8 @@ class JsonArray:
                 raise ImportFormatError(f"invalid JSON: {exc.msg} (element starting at"
                                         f" character {where})") from None
             except RecursionError:
-                raise ImportFormatError("the JSON document is nested too deeply") from None
+                raise ImportFormatError("the JSON is nested too deeply (deeper than any export);"
+                                " nothing was imported") from None
             self._pos = end
             return value
 
@@ -289,7 +290,8 @@ def load_object(container: Container) -> Any:
         raise ImportFormatError(f"invalid JSON at line {exc.lineno} column {exc.colno}:"
                                 f" {exc.msg}") from None
     except RecursionError:
-        raise ImportFormatError("the JSON document is nested too deeply") from None
+        raise ImportFormatError("the JSON is nested too deeply (deeper than any export);"
+                                " nothing was imported") from None
 
 
 def first_elements(container: Container, count: int = 5) -> list[Any]:

@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import base64
+import re
 import uuid
 from typing import Any
 
-from flask import Blueprint, Flask
+from flask import Blueprint, Flask, render_template, request
 from flask_login import current_user
 
 from memoryos_core import InvalidInput
+from memoryos_core.transfer.sniff import MAX_EXPANDED_BYTES
 
-from ..actions import job_started, twin
+from ..actions import done, job_started, twin
 from ..extensions import engine, uid
-from ..forms import ImportForm, RunImportForm, valid
+from ..forms import EmptyForm, ImportForm, RunImportForm, valid
 from ..job_status import get as get_job
 from ..job_status import latest
 from ..models import user_chat_model
-from ..rendering import fragment_or_page, page
+from ..rendering import fragment_or_page, is_htmx, page, wants_json
 from . import uploads
 
 bp = Blueprint("imports", __name__)
 UPLOAD_KIND = "dialogue"
+TOKEN = re.compile(r"[0-9a-f]{32}")
+DISCARDED = "The preview was discarded and the uploaded file deleted."
 
 
 def run_import_job(app: Any, user_id: str, payload: dict[str, Any], progress: Any,
@@ -37,6 +41,9 @@ def run_import_job(app: Any, user_id: str, payload: dict[str, Any], progress: An
 
 def register_jobs(app: Flask) -> None:
     """Imports are stored jobs that any worker of any host runs."""
+    # MEMPLAY_MAX_EXPANDED_BYTES: the upload limit does not bound what a ZIP unpacks to
+    app.extensions["memoryos"].max_expanded_bytes = int(app.config.get(
+        "MAX_EXPANDED_BYTES", MAX_EXPANDED_BYTES))
     app.extensions["memoryos"].jobs.register(
         "import", lambda user_id, payload, progress: run_import_job(app, user_id, payload,
                                                                     progress))
@@ -71,12 +78,31 @@ def preview() -> Any:
     form = valid(ImportForm())
     source, options = _source(form), _options(form)
     result = engine().preview_import(uid(), source, **options)
-    token = uuid.uuid4().hex
-    uploads.keep(token, UPLOAD_KIND, source)
-    run_form = RunImportForm(formdata=None, token=token, format=options["fmt"],
+    token: str | None = None
+    facts = result.get("facts") or {}
+    if result["to_import"] or result["replaces_memory"] or facts.get("new") or result.get(
+            "partial"):  # nothing to run: the upload is not kept at all
+        token = uuid.uuid4().hex
+        uploads.keep(token, UPLOAD_KIND, source)
+    run_form = RunImportForm(formdata=None, token=token or "", format=options["fmt"],
                              speaker=options["speaker"] or "", select=options["select"] or "")
     return fragment_or_page("_import_preview.html", "import_preview.html", preview=result,
                             token=token, run_form=run_form)
+
+
+@twin(bp, "/import/discard", methods=["POST"])
+def discard() -> Any:
+    """Delete a previewed upload now (it would stay until it expires)."""
+    valid(EmptyForm())  # the CSRF token
+    token = request.form.get("token", "")
+    if TOKEN.fullmatch(token):
+        try:
+            uploads.kept(token, UPLOAD_KIND, take=True)
+        except InvalidInput:
+            pass  # already gone (expired or imported): the outcome is the same
+    if is_htmx() and not wants_json():
+        return render_template("_import_discarded.html")
+    return done(DISCARDED, "imports.index", discarded=True)
 
 
 @twin(bp, "/import/run", methods=["POST"])
