@@ -25,17 +25,21 @@ import numpy as np
 
 from . import common
 from .supersession_pairs import (
+    COLOURS,
     FIRST_NOT_UPDATES,
     FIRST_UPDATES,
     LABELS,
+    MEANING_NOT_UPDATES,
+    MEANING_UPDATES,
     NEW_NOT_UPDATES,
     NEW_UPDATES,
     NOT_UPDATES,
+    TWO_PETS,
     UPDATES,
 )
 
 BOUNDS = (0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8)
-RULES = ("before", "after")
+RULES = ("before", "after", "learned")  # band rule; attributes (issue 33); kinds (issue 44)
 
 
 def conversation_facts(path: Path, conv: dict[str, Any]) -> list[list[dict[str, Any]]]:
@@ -57,14 +61,15 @@ def replay(facts: list[dict[str, Any]], vecs: np.ndarray, bound: float, merge: f
            ) -> tuple[int, list[tuple[dict[str, Any], dict[str, Any], float]]]:
     """The analysis' merge and supersession over one fact list in time order, with the rule
     before issue 33 or after it: (facts kept, supersessions as (old, new, cosine))."""
-    from memoryos_core.memory import attributes, fact_history
+    from memoryos_core.memory import attributes, fact_history, fact_kinds
     from memoryos_core.text import normalise
 
     found = attributes.classify_many(vecs, emb) if rule == "after" else [{}] * len(facts)
+    kinds = (fact_kinds.classify_many(vecs, emb) or []) if rule == "learned" else []
     kept: list[dict[str, Any]] = []
     kept_vecs: list[np.ndarray] = []
     out = []
-    for fact, vec, attrs in zip(facts, vecs, found, strict=True):
+    for n, (fact, vec, attrs) in enumerate(zip(facts, vecs, found, strict=True)):
         said = fact["valid_from"]
         norm = normalise(fact["text"])
         if any(fact_history.holds_at(k, said) and (k["norm"] == norm or (
@@ -74,12 +79,15 @@ def replay(facts: list[dict[str, Any]], vecs: np.ndarray, bound: float, merge: f
         scored = sorted(((float(v @ vec), k) for k, v in zip(kept, kept_vecs, strict=True)
                          if k["valid_until"] is None), key=lambda sk: -sk[0])
         cos_of = {id(k): c for c, k in scored}
-        if rule == "after":
+        if rule == "learned":
+            olders = fact_kinds.to_replace(scored, fact["text"], kinds[n], merge, bound)
+        elif rule == "after":
             olders = fact_history.to_replace(scored, fact["text"], attrs, merge, bound)
         else:
             olders = [k for cos, k in scored if fact_history.same_subject_other_value(
                 k["text"], fact["text"], cos, merge, bound)][:1]
-        new = dict(fact, norm=norm, valid_until=None, attrs=attrs)
+        new = dict(fact, norm=norm, valid_until=None, attrs=attrs,
+                   kind=kinds[n] if kinds else "")
         for older in olders:
             if older["valid_from"] < said:
                 older["valid_until"] = said
@@ -92,17 +100,20 @@ def replay(facts: list[dict[str, Any]], vecs: np.ndarray, bound: float, merge: f
 def _pair_decisions(pairs: list[tuple[str, str]], emb: Any, merge: float,
                     bound: float) -> dict[str, list[bool]]:
     """Whether each rule says the newer statement of each pair replaces the older."""
-    from memoryos_core.memory import attributes, fact_history
+    from memoryos_core.memory import attributes, fact_history, fact_kinds
 
     vecs = emb.embed([t for pair in pairs for t in pair])
     attrs = attributes.classify_many(vecs, emb)
-    out: dict[str, list[bool]] = {"before": [], "after": []}
+    kinds = fact_kinds.classify_many(vecs, emb) or [""] * len(vecs)
+    out: dict[str, list[bool]] = {"before": [], "after": [], "learned": []}
     for i, (old, new) in enumerate(pairs):
         cos = float(vecs[2 * i] @ vecs[2 * i + 1])
         out["before"].append(fact_history.same_subject_other_value(old, new, cos, merge, bound))
         out["after"].append(bool(fact_history.to_replace(
             [(cos, {"text": old, "attrs": attrs[2 * i] if attrs[2 * i + 1] else {}})],
             new, attrs[2 * i + 1], merge, bound)))
+        out["learned"].append(bool(fact_kinds.to_replace(
+            [(cos, {"text": old, "kind": kinds[2 * i]})], new, kinds[2 * i + 1], merge, bound)))
     return out
 
 
@@ -142,8 +153,8 @@ def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) ->
     result: dict[str, Any] = {"merge": merge, "bound": bound, "conversations": {}}
     for path, conv in common.load_locomo(paths):
         sample = str(conv.get("sample_id") or path.stem)
-        row: dict[str, Any] = {"facts": 0, "superseded": {}, "after": 0, "pairs": {
-            "before": [], "after": []}}
+        row: dict[str, Any] = {"facts": 0, "superseded": {}, "after": 0, "learned": 0,
+                               "pairs": {"before": [], "after": [], "learned": []}}
         for facts in conversation_facts(path, conv):
             if not facts:
                 continue
@@ -155,13 +166,15 @@ def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) ->
                     row["facts"] += kept
                     row["pairs"]["before"] += [{"old": o["text"], "new": n["text"],
                                                 "cos": round(c, 3)} for o, n, c in pairs]
-            _, pairs = replay(facts, vecs, bound, merge, "after", emb)
-            row["after"] += len(pairs)
-            row["pairs"]["after"] += [{"old": o["text"], "new": n["text"], "cos": round(c, 3),
-                                       "attrs": sorted(n["attrs"])} for o, n, c in pairs]
+            for rule in ("after", "learned"):
+                _, pairs = replay(facts, vecs, bound, merge, rule, emb)
+                row[rule] += len(pairs)
+                row["pairs"][rule] += [{"old": o["text"], "new": n["text"], "cos": round(c, 3),
+                                        "attrs": sorted(n["attrs"]) or n["kind"]}
+                                       for o, n, c in pairs]
         result["conversations"][sample] = row
     sets = {"all": (UPDATES, NOT_UPDATES), "first": (FIRST_UPDATES, FIRST_NOT_UPDATES),
-            "new": (NEW_UPDATES, NEW_NOT_UPDATES)}
+            "new": (NEW_UPDATES, NEW_NOT_UPDATES), "meaning": (MEANING_UPDATES, MEANING_NOT_UPDATES)}
     written: dict[str, Any] = {}
     for name, (ups, nots) in sets.items():
         up, no = _pair_decisions(ups, emb, merge, bound), _pair_decisions(nots, emb, merge, bound)
@@ -172,8 +185,41 @@ def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) ->
             written["false"] = {r: [p for p, d in zip(nots, no[r], strict=True) if d]
                                 for r in RULES}
     result["written_pairs"] = written
+    result["sequences"] = sequences(emb, merge, bound)
     result["classifier"] = classifier_scores(emb)
+    from memoryos_core.memory import learned
+
+    result["kinds"] = learned.scores("fact_kinds.tsv", emb)
+    result["kinds"]["one_value"] = one_value_scores(emb)
     return result
+
+
+def one_value_scores(emb: Any) -> dict[str, Any]:
+    """Held-out precision and recall of "a one-value kind, confidently" (what replaces)."""
+    from memoryos_core.memory import fact_kinds, learned
+
+    model = learned.model_for(fact_kinds.DATA, emb)
+    assert model is not None
+    test = learned.split(learned.read(fact_kinds.DATA))[1]
+    got = model.predict(np.asarray(emb.embed([t for _, t in test])))
+    said = [k in fact_kinds.ONE_VALUE and p >= fact_kinds.CONFIDENT for k, p in got]
+    truth = [lab in fact_kinds.ONE_VALUE for lab, _ in test]
+    same = [s and lab == k for s, (lab, _), (k, _) in zip(said, test, got, strict=True)]
+    return {"said": sum(said), "of": sum(truth),
+            "precision": round(sum(same) / sum(said), 3) if any(said) else None,
+            "recall": round(sum(same) / sum(truth), 3) if any(truth) else None}
+
+
+def sequences(emb: Any, merge: float, bound: float) -> dict[str, dict[str, int]]:
+    """Runs of statements none of which replaces another (33 likes, two pets): how many
+    supersessions each rule makes (0 is right)."""
+    out: dict[str, dict[str, int]] = {}
+    for name, texts in (("colours", COLOURS), ("two pets", TWO_PETS)):
+        facts = [{"text": t, "valid_from": float(n)} for n, t in enumerate(texts)]
+        vecs = emb.embed(texts)
+        out[name] = {rule: len(replay(facts, vecs, bound, merge, rule, emb)[1])
+                     for rule in RULES}
+    return out
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -189,18 +235,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return result
     for sample, row in result["conversations"].items():
         print(f"{sample}: {row['facts']} facts; superseded before (per bound)"
-              f" {row['superseded']}, after {row['after']}")
+              f" {row['superseded']}, after {row['after']}, learned {row['learned']}")
         for rule in RULES:
             for p in row["pairs"][rule]:
                 print(f"  {rule:6} {p['cos']:.3f}  {p['old'][:88]!r}\n"
                       f"                -> {p['new'][:88]!r} {p.get('attrs', '')}")
     written = result["written_pairs"]
-    for name in ("all", "first", "new"):
+    for name in ("all", "first", "new", "meaning"):
         for rule in RULES:
             print(f"written pairs ({name}), rule {rule}: {json.dumps(written[name][rule])}")
     for rule in RULES:
         print(f"missed by {rule}: {written['missed'][rule]}")
         print(f"false by {rule}: {written['false'][rule]}")
+    print(f"supersessions in runs that hold (0 is right): {json.dumps(result['sequences'])}")
+    k = result["kinds"]
+    print(f"kinds of fact (memory/labelled/fact_kinds.tsv), held-out split: {k['held_out']} of"
+          f" {k['train'] + k['held_out']} sentences, accuracy {k['accuracy']}")
+    for cls, row in k["classes"].items():
+        print(f"  {cls:10} n={row['n']:3} precision {row['precision']} recall {row['recall']}")
+    print(f"  one value vs not: {json.dumps(k.get('one_value'))}")
     c = result["classifier"]
     print(f"attribute classifier: precision {c['precision']} recall {c['recall']} on"
           f" {c['statements']} statements ({c['labelled']} with an attribute)")

@@ -83,8 +83,55 @@ NEW_NOT_UPDATES = [
     ("I drive a Honda Civic.", "I drove my friend's Jeep to the coast on Sunday."),
     ("I work as a graphic designer.", "I'm designing a poster for Lena's band."),
 ]
-UPDATES = FIRST_UPDATES + NEW_UPDATES
-NOT_UPDATES = FIRST_NOT_UPDATES + NEW_NOT_UPDATES
+# changes by meaning (issues 44 and 48): no name changes, the kind of fact holds one value;
+# and non-changes that must not supersede (likes, pets, siblings, another person's, events).
+# None of these sentences is in memory/labelled/fact_kinds.tsv, the kinds' training data.
+MEANING_UPDATES = [
+    ("I work as a teacher at a primary school.",
+     "Last week I started a new job as a software tester."),
+    ("I drive an old Volvo.", "I sold it and now I cycle everywhere."),
+    ("I live in Paris.", "I moved to Berlin last month."),
+    ("I'm a chef at a seafood restaurant.",
+     "I gave up cooking professionally and now I work as a gardener."),
+    ("I take the bus to the office.", "I bought a bike, so I ride to work now."),
+    ("We live in a flat above a bakery in Hamburg.",
+     "We packed everything up and we're in Munich now."),
+    ("I'm single.", "I met someone, we've been together since May."),
+    ("I'm married to Paul.", "Paul and I divorced this year."),
+    ("My daughter is at nursery.", "My daughter started primary school this week."),
+    ("I'm 41.", "I had my 42nd birthday yesterday."),
+    ("My favourite colour is red.", "Green is my favourite colour now."),
+    ("I work nights as a security guard.", "I got a day job as a receptionist."),
+    ("I cycle to work.", "I got a car, a little Fiat, so I drive in now."),
+    ("I'm unemployed at the moment.", "Good news: I was hired by a logistics firm as a clerk."),
+    ("I live in a tiny studio in Lyon.", "I've relocated to the countryside near Dijon."),
+    ("I'm doing a degree in history at Durham.", "I finished uni and I'm not studying any more."),
+]
+MEANING_NOT_UPDATES = [
+    ("I like colour number 1.", "I like colour number 2."),
+    ("I love jazz.", "I love hip hop too."),
+    ("I like hiking.", "I like swimming."),
+    ("I have a dog called Rex.", "I have a cat called Misty."),
+    ("We have a hamster.", "We also have two goldfish."),
+    ("My sister is called Ana.", "My brother is called Luis."),
+    ("I have a brother in Leeds.", "I have a sister in York."),
+    ("I play tennis.", "I play the piano."),
+    ("I work as a teacher at a primary school.", "My colleague Tom teaches maths."),
+    ("I drive an old Volvo.", "I drove to the seaside on Sunday."),
+    ("I live in Paris.", "I spent a weekend in Rome."),
+    ("My favourite food is sushi.", "My favourite band is Muse."),
+    ("I'm married to Paul.", "My sister got married last year."),
+    ("I'm 41.", "My son is 12."),
+    ("I enjoy baking bread.", "I enjoy reading crime novels."),
+    ("My cousin plays the violin.", "My cousin also sings in a choir."),
+    ("I have two sisters.", "My sister Jade is a dentist."),
+]
+# a run of statements in time order: facts that should stay current at the end (none replaced)
+COLOURS = [f"I like colour number {n}." for n in range(1, 34)]
+TWO_PETS = ["I have a dog called Rex.", "I also have a cat called Misty."]
+
+UPDATES = FIRST_UPDATES + NEW_UPDATES + MEANING_UPDATES
+NOT_UPDATES = FIRST_NOT_UPDATES + NEW_NOT_UPDATES + MEANING_NOT_UPDATES
 
 # the attribute of each statement above (memory/attributes.py's names; None: none of them)
 _HOME = ["I live in Paris, near the Canal Saint-Martin, with my partner.",

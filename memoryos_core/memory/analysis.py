@@ -17,7 +17,7 @@ from ..storage.tables import pages as pages_db
 from ..storage.tables import segments as segments_db
 from ..storage.tables.segments import Segment
 from ..text import normalise, sentences
-from . import app_text, attributes, fact_history, profile_update, provenance
+from . import app_text, attributes, fact_history, fact_kinds, profile_update, provenance
 from .grounding import content_words
 from .heat import heat_terms
 from .prompts import (
@@ -186,8 +186,16 @@ def _merge_fact(ctx: Context, conn: Connection, user_id: str, kind: str, fact: d
 
 def _replaced_by_rule(ctx: Context, current: list[dict[str, Any]], text: str,
                       vec: np.ndarray) -> list[dict[str, Any]]:
-    """The current facts a new one replaces without a model (`fact_history.to_replace`)."""
+    """The current facts a new one replaces without a model: by the learned kinds of fact
+    (`fact_kinds.to_replace`), else, with an embedder they were not measured for, by the
+    attribute descriptions (`fact_history.to_replace`)."""
     scored = sorted(((float(k["vec"] @ vec), k) for k in current), key=lambda sk: -sk[0])
+    vecs = np.vstack([vec, *[k["vec"] for _, k in scored]])
+    kinds = fact_kinds.classify_many(vecs, ctx.embedder)
+    if kinds is not None:
+        scored = [(cos, dict(k, kind=kind)) for (cos, k), kind in zip(scored, kinds[1:],
+                                                                       strict=True)]
+        return fact_kinds.to_replace(scored, text, kinds[0], ctx.config.fact_merge_similarity)
     attrs = attributes.classify(vec, ctx.embedder)
     if attrs and scored:  # the older facts' attributes matter only when the new one has one
         found = attributes.classify_many(np.vstack([k["vec"] for _, k in scored]), ctx.embedder)

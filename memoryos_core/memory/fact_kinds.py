@@ -1,0 +1,82 @@
+"""What kind of fact a statement is, learned, and whether a newer one replaces an older.
+
+A statement is classed by `learned` (a softmax over its MiniLM vector, trained on the labelled
+sentences of labelled/fact_kinds.tsv) as one of: a one-value kind, whose newer value replaces the
+older (where one lives, the job, how one gets around or the car, the partner or relationship
+status, the school, the age, the phone, a favourite), a many-valued kind, where both hold
+(likes, pets, hobbies, people), or other (events, plans, feelings). "I work as a teacher" ->
+"I started a new job as a software tester" is a job replaced though no name changed; "I like
+colour number 5" -> "I like colour number 6" are two likes. Whose fact it is comes from its
+words (`attributes.holder`): "my sister lives in Rome" is not the user's home. Figures:
+`python -m benchmarks.supersession` (docs/benchmarks.md, "Facts over time").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import attributes, fact_history, learned
+
+DATA = "fact_kinds.tsv"
+ONE_VALUE = frozenset({"home", "job", "commute", "partner", "school", "age", "phone",
+                       "favourite"})
+CONFIDENT = 0.5  # a kind counts when its probability reaches this (set a priori, not tuned)
+_FAVOURITE = frozenset({"favourite", "favorite", "favourit", "best", "all-time", "time",
+                        "these", "days", "always", "been", "right", "now", "number", "one"})
+
+
+def classify_many(vecs: np.ndarray, embedder: Any) -> list[str] | None:
+    """The kind of each statement ('' when no kind is confident), or None when the kinds were
+    not measured for this embedding model (the tests' hashing embedder)."""
+    model = learned.model_for(DATA, embedder, train_only=False)
+    if model is None:
+        return None
+    if len(vecs) == 0:
+        return []
+    return [kind if p >= CONFIDENT else "" for kind, p in model.predict(np.asarray(vecs))]
+
+
+def _subject(text: str) -> set[str]:
+    return fact_history.subject_words(text) - _FAVOURITE
+
+
+def replaces(old: str, new: str, cos: float, merge: float, old_kind: str, new_kind: str,
+             least: float = fact_history.SAME_SUBJECT) -> bool:
+    """Whether the newer statement replaces the older, given both kinds.
+
+    Likes never replace (many hold). Two statements of one one-value kind and one holder do,
+    unless they are one statement said twice (at the merge cosine only numbers tell an update)
+    or two favourites of different things. Of a pet only a changed count or one said gone.
+    A one-value statement never replaces another kind's, nor is replaced by it; the rest
+    (measures, "20 miles a week" -> "35") keep the extractive rule of fact_history.
+    """
+    if "like" in (old_kind, new_kind):
+        return False
+    if old_kind == new_kind and new_kind in ONE_VALUE:
+        if attributes.holder(old, new_kind) != attributes.holder(new, new_kind):
+            return False
+        if cos >= merge:
+            return fact_history.numbers_differ(old, new)
+        if new_kind == "favourite":  # "favourite band" -> "favourite food" are two
+            return bool(_subject(old) & _subject(new))
+        return True
+    if old_kind == new_kind == "pet":
+        return fact_history.other_value(old, new, "pet")
+    if old_kind in ONE_VALUE or new_kind in ONE_VALUE:
+        return False
+    return fact_history.same_subject_other_value(old, new, cos, merge, least)
+
+
+def to_replace(scored: list[tuple[float, dict[str, Any]]], text: str, kind: str, merge: float,
+               least: float = fact_history.SAME_SUBJECT) -> list[dict[str, Any]]:
+    """The current facts a new statement replaces, given them with their cosine to it
+    (closest first), each with its "kind": every fact of its one-value kind, else the closest
+    the extractive rule matches."""
+    found = [k for cos, k in scored
+             if replaces(k["text"], text, cos, merge, str(k.get("kind") or ""), kind, least)]
+    if kind in ONE_VALUE:
+        return [k for k in found if k.get("kind") == kind]
+    return found[:1]
+
