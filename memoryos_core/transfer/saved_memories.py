@@ -15,6 +15,10 @@ from .chat_common import arr, clean, iso_time, obj, text_of
 
 MAX_FACT_CHARS = 1000
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+# a line that is only bold (Claude writes "**Work context**" over a group of statements): a
+# heading, not a statement about anyone
+_BOLD = re.compile(r"(\*\*|__)(.+?)\1")
+_BOLD_HEADING = re.compile(r"^(\*\*|__)[^*_]+\1\s*:?$")
 
 
 @dataclass(frozen=True)
@@ -32,9 +36,10 @@ def statements(markdown: str) -> list[str]:
     out = []
     for line in markdown.replace("\r\n", "\n").split("\n"):
         line = clean(_BULLET.sub("", line))
-        if not line or line.startswith("#") or line.strip("-*_= ") == "":
+        if (not line or line.startswith("#") or line.strip("-*_= ") == ""
+                or _BOLD_HEADING.match(line)):
             continue
-        out.append(line.strip("*_ ")[:MAX_FACT_CHARS])
+        out.append(_BOLD.sub(r"\2", line).strip("*_ ")[:MAX_FACT_CHARS])
     return [s for s in out if len(s) > 2]
 
 

@@ -142,3 +142,12 @@ def test_a_large_preview_stops_in_time_and_says_how_far_it_read(engine):
     assert preview["conversations"] < 30 and preview["partial"]["read"] > 0
     assert preview["partial"]["of"] >= preview["partial"]["read"]
     assert engine.preview_import("u1", json.dumps(chats).encode())["partial"] is None
+
+
+def test_bold_headings_of_claude_memories_are_not_facts():
+    from memoryos_core.transfer.saved_memories import statements
+
+    text = ("**Work context**\n- Robin is a night-shift nurse in Leeds\n__Personal__:\n"
+            "**Pets**: a whippet called Moss\n## Projects\n* Learning Portuguese")
+    assert statements(text) == ["Robin is a night-shift nurse in Leeds",
+                                "Pets: a whippet called Moss", "Learning Portuguese"]
