@@ -29,7 +29,7 @@ def test_claude_zip_preview_names_the_format_then_imports(client, user, engine, 
     assert job["status"] == "done", job
     assert job["result"]["imported"] == 3 and job["result"]["facts"]["imported"] == 3
     shown = client.get("/import").data.decode()
-    assert "Claude.ai export: 2 conversations, 1 messages on abandoned branches left out" in shown
+    assert "Claude.ai export: 2 conversations, 1 message on abandoned branches left out" in shown
     memory = client.get("/memory").data.decode()
     assert "imported from Claude memory" in memory and "zorbellian" not in memory
     profile = client.get("/profile").data.decode()
