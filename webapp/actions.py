@@ -28,12 +28,12 @@ def twin(bp: Blueprint, rule: str, methods: Iterable[str] = ("GET",),
     return wrap
 
 
-def done(message: str, endpoint: str, /, **data: Any) -> Any:
-    """A POST's end: the .json twin's {"ok": true, ...data}, else the message flashed and a
-    redirect to `endpoint`."""
+def done(message: str, endpoint: str, /, flash_as: str = "info", **data: Any) -> Any:
+    """A POST's end: the .json twin's {"ok": true, ...data}, else the message flashed (as
+    `flash_as`: "info" or "error") and a redirect to `endpoint`."""
     if wants_json():
         return page("", **data)
-    flash(message, "info")
+    flash(message, flash_as)
     return redirect(url_for(endpoint))
 
 

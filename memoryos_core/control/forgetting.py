@@ -22,6 +22,7 @@ import numpy as np
 
 from ..context import Context
 from ..errors import NotFound
+from ..memory.consolidation import extractive_summary
 from ..storage import erasure, every_table
 from ..storage.tables import events as events_db
 from ..storage.tables import exchanges as exchanges_db
@@ -32,6 +33,7 @@ from ..text import STOP_WORDS, words
 from ..transfer import versions
 
 REDACTED = "…"
+SEGMENT_KEYWORDS = 15  # as many as consolidation keeps for a segment (merge_keywords)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # text.words' pattern
 
 
@@ -175,16 +177,25 @@ def _trace_uses(trace: str, ids: set[int]) -> bool:
 
 def _forget_in_segments(ctx: Context, doc: dict[str, Any], targets: list[dict[str, Any]],
                         quote: Quote, removed: Removed) -> None:
-    """Segments left empty go; summaries and keywords quoting the exchange are redacted and
-    their vectors made again from the new text."""
+    """Segments left empty go; a segment that held the exchange, or whose summary or keywords
+    quote it, is summarised again from the pages it has left (extractively: forgetting asks
+    no model), and its vector made again from the new text."""
     held = {t["segment_id"] for t in targets if t["segment_id"]}
     still = {e["segment_id"] for e in doc["exchanges"]}
     removed.segments = sorted(s for s in held if s not in still)
     doc["segments"] = [s for s in doc["segments"] if s["id"] not in removed.segments]
     changed = []
     for seg in doc["segments"]:
-        summary = quote.redact(seg["summary"])
-        kws = [k for k in _ids(seg["keywords"]) if not quote.found_in(k)]
+        summary, kws = seg["summary"], _ids(seg["keywords"])
+        if seg["id"] in held or quote.found_in(summary) or any(quote.found_in(k) for k in kws):
+            # a summary with the exchange's words masked ("About …, …: My … was …") says
+            # nothing: the pages left say what the segment is about now
+            left = sorted((e for e in doc["exchanges"] if e["segment_id"] == seg["id"]),
+                          key=lambda e: (e.get("ts") or 0, e["id"]))
+            summary, kws = extractive_summary(left, SEGMENT_KEYWORDS)
+            # the pages left use none of the exchange's own words; a duplicate text would
+            summary = quote.redact(summary)
+            kws = [k for k in kws if not quote.found_in(k)]
         if summary != seg["summary"] or kws != _ids(seg["keywords"]):
             seg["summary"], seg["keywords"] = summary, json.dumps(kws)
             changed.append((seg, kws))

@@ -148,15 +148,21 @@ def extractive_plan(
             groups = [list(range(cut)), list(range(cut, len(batch)))]
     topics = []
     for group in groups:
-        text = " ".join(batch[i]["user_text"] + " " + batch[i]["assistant_text"] for i in group)
-        kws = keywords(text, 6)
-        lead = first_sentences(batch[group[0]]["user_text"] or batch[group[0]]["assistant_text"])
-        summary = (f"About {', '.join(kws[:4])}: {lead}" if kws else lead) or "Small talk"
+        summary, kws = extractive_summary([batch[i] for i in group], 6)
         topics.append(Topic(summary, kws, group))
     earlier = [keywords(overview, 6)] if continues else []
     chain_kws = merge_keywords(earlier + [t.keywords for t in topics], 8)
     new_overview = "Conversation about " + ", ".join(chain_kws) if chain_kws else overview
     return Plan(continues, new_overview, topics, "extractive")
+
+
+def extractive_summary(pages: list[dict[str, Any]], limit: int) -> tuple[str, list[str]]:
+    """A summary and up to `limit` keywords of some pages, without a chat model: their main
+    words, then the first page's opening sentence."""
+    text = " ".join(p["user_text"] + " " + p["assistant_text"] for p in pages)
+    kws = keywords(text, limit)
+    lead = first_sentences(pages[0]["user_text"] or pages[0]["assistant_text"]) if pages else ""
+    return (f"About {', '.join(kws[:4])}: {lead}" if kws else lead) or "Small talk", kws
 
 
 def _consolidate_batch(ctx: Context, user_id: str, batch: list[dict[str, Any]]) -> BatchReport:

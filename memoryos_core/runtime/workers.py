@@ -116,5 +116,15 @@ class JobWorkers:
                 log.exception("job worker: claiming failed")
                 busy = False
             if not busy:
+                self._finish_scrub()
                 self.jobs.wake.wait(self.jobs.poll_seconds)
                 self.jobs.wake.clear()
+
+    def _finish_scrub(self) -> None:
+        # a forget or an erasure whose checkpoint a reader blocked: its old pages are still in
+        # the database file until the checkpoint completes, so an idle worker retries it
+        try:
+            if erasure.pending():
+                erasure.finish_pending()
+        except Exception:  # e.g. the database restarting: the next idle poll retries
+            log.exception("job worker: finishing a scrub failed")

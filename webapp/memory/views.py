@@ -58,14 +58,22 @@ def forget(page_id: int) -> Any:
     if form.everywhere.data and not form.understood.data and not wants_json():
         # the page's irreversible form: its box says the user knows no version brings it back
         raise InvalidInput("forgetting everywhere cannot be undone: tick the box to confirm")
-    result = engine().forget(uid(), page_id, everywhere=bool(form.everywhere.data))
-    if result["everywhere"]:
-        message = (f"Exchange {page_id} is forgotten everywhere: memory, every saved version"
-                   " and the files on disk.")
-    else:
-        message = (f"Exchange {page_id} is forgotten. The memory before is saved as version"
-                   f" {result['saved_as']}.")
-    return done(message, "memory.index", result=result)
+    eng = engine()
+    result = eng.forget(uid(), page_id, everywhere=bool(form.everywhere.data))
+    if not result["everywhere"]:
+        return done(f"Exchange {page_id} is forgotten. The memory before is saved as version"
+                    f" {result['saved_as']}.", "memory.index", result=result)
+    gone = f"Exchange {page_id} is forgotten everywhere: memory, every saved version"
+    if result["files_scrubbed"]:
+        return done(f"{gone} and the files on disk.", "memory.index", result=result)
+    if eng.store.dialect != "sqlite":  # PostgreSQL's old row versions go at its own VACUUM
+        return done(f"{gone}. The database server removes its old copies of the rows at its"
+                    " next VACUUM (see the operating notes).", "memory.index", result=result)
+    # a reader held the SQLite log: the file keeps the old pages until the job workers'
+    # retried checkpoint, and the user must not be told the disk is clean
+    return done(f"{gone}, but not yet from the database file: another reader kept it busy."
+                " Its old bytes stay there until the clean-up, retried in the background,"
+                " completes.", "memory.index", flash_as="error", result=result)
 
 
 def _fact_done(what: str, result: dict[str, Any]) -> Any:

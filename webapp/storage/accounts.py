@@ -7,12 +7,11 @@
 from __future__ import annotations
 
 import sqlite3
-import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from memoryos_core.storage import BaseStore, Connection, open_store
+from memoryos_core.storage import BaseStore, Connection, erasure, open_store
 from memoryos_core.storage.sqlite import SQLiteStore
 
 ACCOUNTS_DB_NAME = "users.sqlite3"
@@ -283,11 +282,6 @@ def delete_account(conn: Connection, user_id: int, username: str) -> dict[str, i
 # dialect: sqlite (VACUUM, WAL checkpoint); PostgreSQL keeps dead tuples until its own VACUUM
 def scrub(store: BaseStore) -> bool:
     """Leave no deleted account in the SQLite file: VACUUM, then the log emptied; True when it
-    is (secure_delete zeroes freed space on every connection)."""
-    conn = store.connect()
-    conn.execute("VACUUM")
-    for _ in range(50):  # a reader in another thread may hold the log for a moment
-        if not int(conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]):
-            return True
-        time.sleep(0.1)
-    return False
+    is (secure_delete zeroes freed space on every connection). A reader that holds the log
+    makes it False after a few seconds; the job workers finish it (erasure.finish_pending)."""
+    return bool(erasure.scrub(store, fts=False)["scrubbed"])
