@@ -214,3 +214,26 @@ def test_lab_workers_of_their_own_run_the_evaluations(make_app, embedder):
         assert job["status"] == "done" and job["worker"] == lab.jobs.worker_id
     finally:
         lab.stop()
+
+
+def test_lab_wrong_file_returns_to_the_form_with_settings_kept_and_runs_told_apart(
+        client, user, engine, locomo_doc):
+    chatgpt = json.dumps([{"title": "t", "current_node": "n", "mapping": {}}]).encode()
+    html = client.post("/lab/run", data={"upload": (io.BytesIO(chatgpt), "conversations.json"),
+                                         "budget": "345", "limit": "7",
+                                         "strategies": ["flat-hybrid"]},
+                       content_type="multipart/form-data")
+    page = html.data.decode()
+    assert html.status_code == 400 and 'class="lab-form"' in page  # the form, not a bare 400
+    assert 'value="345"' in page and 'value="7"' in page  # the settings kept
+    errors = page.split('id="upload-errors"')[1].split("</div>")[0]
+    assert "neither LoCoMo" in errors and not errors.split(">", 2)[2].startswith("conversations")
+    assert engine.jobs.latest(user, "eval") == []
+    first = _start(client, _upload(locomo_doc))
+    second = _start(client, _upload(locomo_doc, budget="400"))
+    for job_id in (first, second):
+        wait_job(engine, user, job_id, timeout=120)
+    listing = client.get("/lab").data.decode()
+    assert "budget 80" in listing and "budget 400" in listing  # two runs of one file apart
+    assert "400 tokens; memoryos, flat-hybrid, recent" in listing
+    assert "<summary>Delete…</summary>" in listing  # a second step before anything goes

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from wtforms import BooleanField, IntegerField, SelectField, SelectMultipleField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import NumberRange, Optional
 
-from memoryos_core import InvalidInput
+from memoryos_core import ImportFormatError, InvalidInput
 from memoryos_core.evaluation import CATEGORIES, DEFAULT_BUDGET, STRATEGIES, report
 from memoryos_core.evaluation.samples import SAMPLES, sample_bytes
 from memoryos_core.runtime import JobWorkers
@@ -87,13 +88,20 @@ def _runs() -> list[dict[str, Any]]:
     """The user's runs for the list: status, name and the product's recall, no records read."""
     jobs = engine().jobs.latest_fields(uid(), lab_runs.KIND, RUNS_LISTED, {
         "run_name": "name", "recall": "summary.memoryos.recall",
-        "questions": "summary.memoryos.questions"})
+        "questions": "summary.memoryos.questions", "budget": "settings.token_budget",
+        "strategies": "settings.strategies"})
     out = []
     for job in jobs:
         view = lab_runs.shown(job_view(job) or {})
         view.pop("result", None)
         recall, questions = view.pop("recall"), view.pop("questions")
         view["name"] = view.pop("run_name")
+        # two runs of one file are told apart by their settings (JSON text from the database)
+        budget, strategies = view.pop("budget"), view.pop("strategies")
+        if isinstance(strategies, str):
+            strategies = json.loads(strategies)
+        view["settings"] = None if budget is None else {
+            "budget": int(budget), "strategies": list(strategies or [])}
         view["summary"] = None if questions is None else {
             "recall": None if recall is None else float(recall), "questions": int(questions)}
         out.append(view)
@@ -109,21 +117,31 @@ def index() -> Any:
 def start() -> Any:
     """Check the file and settings (a bad one makes no run), then queue the run."""
     form = valid(LabForm())
-    if form.sample.data:
-        data, name = sample_bytes(form.sample.data), f"sample {form.sample.data}"
-    else:
-        upload = form.upload.data
-        data = bytes(upload.read()) if upload is not None and getattr(upload, "filename", "") \
-            else b""
-        if not data:
-            raise InvalidInput("Choose a LoCoMo or LongMemEval file, or a built-in sample.")
-        name = Path(upload.filename).stem[:80] or "upload"
-    opts = lab_runs.options(form.budget.data or DEFAULT_BUDGET, list(form.strategies.data or []),
-                            None, limit=form.limit.data or None)
-    if form.answer.data:
-        user_chat_model(current_user)  # a disallowed endpoint fails here, before a job
-    opts["answer"] = bool(form.answer.data)
-    job_id = lab_runs.submit(engine(), uid(), data, name, opts)
+    name = "upload"
+    try:
+        if form.sample.data:
+            data, name = sample_bytes(form.sample.data), f"sample {form.sample.data}"
+        else:
+            upload = form.upload.data
+            data = bytes(upload.read()) if upload is not None and getattr(
+                upload, "filename", "") else b""
+            if not data:
+                raise InvalidInput("Choose a LoCoMo or LongMemEval file, or a built-in sample.")
+            name = Path(upload.filename).stem[:80] or "upload"
+        opts = lab_runs.options(form.budget.data or DEFAULT_BUDGET,
+                                list(form.strategies.data or []), None,
+                                limit=form.limit.data or None)
+        if form.answer.data:
+            user_chat_model(current_user)  # a disallowed endpoint fails here, before a job
+        opts["answer"] = bool(form.answer.data)
+        job_id = lab_runs.submit(engine(), uid(), data, name, opts)
+    except (InvalidInput, ImportFormatError) as exc:
+        if wants_json():
+            raise
+        # back to the form, its settings kept, the reason beside the file field
+        message = str(exc).removeprefix(f"{name}: ")
+        form.upload.errors = [message[:1].upper() + message[1:]]
+        return render_template("lab.html", form=form, runs=_runs(), empty=EmptyForm()), 400
     if wants_json():
         return page("lab_run.html", job=_run(job_id))
     return redirect(url_for("lab.run", job_id=job_id))
