@@ -304,4 +304,15 @@ PG_MIGRATIONS: tuple[str, ...] = (
         WHERE t.exchange_id = exchanges.id;
     UPDATE exchanges SET answered_by = 'unknown' WHERE source = 'chat' AND answered_by = '';
     """,
+    # 13: the chat model picked per conversation (accounts migration 3 of the web app);
+    # conversation 0 holds the latest pick.
+    """
+    CREATE TABLE model_choices (
+        user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        conversation_id BIGINT NOT NULL,
+        choice TEXT NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (user_id, conversation_id)
+    );
+    """,
 )

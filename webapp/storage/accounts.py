@@ -61,6 +61,17 @@ ACCOUNT_MIGRATIONS: tuple[str, ...] = (
     UPDATE sessions SET last_seen_at = created_at;
     CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id);
     """,
+    # 3: the chat model picked per conversation (PostgreSQL migration 13); conversation 0
+    # holds the latest pick, which a new conversation starts with.
+    """
+    CREATE TABLE IF NOT EXISTS model_choices (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        conversation_id INTEGER NOT NULL,
+        choice TEXT NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (user_id, conversation_id)
+    );
+    """,
 )
 
 Row = dict[str, Any]
@@ -209,6 +220,25 @@ def replace_api_key(conn: Connection, user_id: int, old: str, new: str) -> bool:
     cur = conn.execute("UPDATE endpoints SET api_key = ? WHERE user_id = ? AND api_key = ?",
                        (new, user_id, old))
     return bool(cur.rowcount == 1)
+
+
+# -- chat model picked per conversation -------------------------------------------------------
+
+def model_choice(store: BaseStore, user_id: int, conversation_id: int) -> str | None:
+    """The model picked for the conversation (0: the latest pick), or None."""
+    row = store.query_one("SELECT choice FROM model_choices WHERE user_id = ? AND"
+                          " conversation_id = ?", (user_id, conversation_id))
+    return None if row is None else str(row["choice"])
+
+
+def save_model_choice(conn: Connection, user_id: int, conversation_id: int, choice: str,
+                      updated_at: float) -> None:
+    """Insert or replace the model picked for the conversation."""
+    conn.execute(
+        "INSERT INTO model_choices (user_id, conversation_id, choice, updated_at) VALUES"
+        " (?, ?, ?, ?) ON CONFLICT(user_id, conversation_id) DO UPDATE SET"
+        " choice = excluded.choice, updated_at = excluded.updated_at",
+        (user_id, conversation_id, choice, updated_at))
 
 
 # -- MCP tokens -------------------------------------------------------------------------------

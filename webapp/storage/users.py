@@ -218,6 +218,22 @@ class UserStore:
             accounts.save_endpoint(conn, user_id, base_url, model, self.keybox.seal(key),
                                    time.time())
 
+    # -- the chat model picked per conversation ------------------------------------------------
+
+    def model_choice(self, user_id: int, conversation_id: int | None) -> str | None:
+        """The model picked for the conversation, else the latest pick (None: never picked)."""
+        if conversation_id:
+            choice = accounts.model_choice(self.store, user_id, conversation_id)
+            if choice is not None:
+                return choice
+        return accounts.model_choice(self.store, user_id, 0)
+
+    def choose_model(self, user_id: int, conversation_id: int | None, choice: str) -> None:
+        """Remember the pick for the conversation and as the latest (a new one starts with it)."""
+        with accounts.write(self.store, f"user:{user_id}") as conn:
+            for conversation in dict.fromkeys((conversation_id or 0, 0)):
+                accounts.save_model_choice(conn, user_id, conversation, choice, time.time())
+
     # -- deleting an account -----------------------------------------------------------------
 
     def delete_account(self, user: User) -> dict[str, Any]:
