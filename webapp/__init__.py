@@ -16,7 +16,7 @@ from memoryos_core.storage import database_url
 from memoryos_core.storage.sqlite import private_dir
 
 from . import config as cfg
-from . import errors, keybox, metrics, rendering, security, warmup
+from . import errors, keybox, local_models, metrics, rendering, security, warmup
 from .account import settings as account_settings
 from .account import views as account
 from .auth import views as auth
@@ -77,6 +77,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
                                             inline=app.config["MAINTENANCE"] == "inline")
     app.extensions[USERS] = users
     app.extensions[MODEL_CACHE] = {}
+    local_models.init_app(app)  # a personal instance looks for this machine's model servers
 
     csrf.init_app(app)
     login_manager.init_app(app)

@@ -18,7 +18,7 @@ DEV_SECRET_KEY = "dev-only-not-secret"  # refused by ProductionConfig
 ENV_PREFIX = "MEMPLAY_"
 # Environment values kept verbatim (never parsed as JSON: an API key "123" stays text).
 STRING_KEYS = {"SECRET_KEY", "DATA_DIR", "CHAT_BASE_URL", "CHAT_MODEL", "CHAT_API_KEY", "ENV",
-               "DATABASE_URL", "METRICS_TOKEN"}
+               "DATABASE_URL", "METRICS_TOKEN", "BIND"}
 SECRET_META_KEY = "web_secret_key"  # the shared secret key's name in a database's store_meta
 
 
@@ -43,6 +43,14 @@ class BaseConfig:
     CHAT_MODEL: Any = None  # a model name (str) or, in tests, a ChatModel object
     CHAT_API_KEY: str | None = None
     CHAT_CONTEXT_WINDOW = 8192
+    CHAT_ENDPOINTS: Any = ()  # more operator endpoints: [{"base_url", "api_key", "models", "name"}]
+    # A personal instance (one person, on their own machine) finds the model servers running
+    # there and lets its user's endpoint be on loopback: "auto" = bound to loopback (BIND,
+    # which scripts/start sets), else true or false.
+    PERSONAL: Any = "auto"
+    BIND: str | None = None  # "host:port" the server listens on (its own port is not probed)
+    DISCOVER_PORTS: Any = None  # ports probed on a personal instance; default: the usual ones
+    DISCOVER_AT_START = True
     EMBEDDER: Any = None  # an Embedder object to share (tests); else the engine's default
     ENGINE_SETTINGS: Mapping[str, Any] = {}  # on top of MEMORYOS_<NAME> environment settings
     LOGIN_MAX_FAILURES = 5
@@ -71,6 +79,7 @@ class TestingConfig(BaseConfig):
     WTF_CSRF_ENABLED = False
     MAINTENANCE = "inline"  # deterministic tests
     ALLOW_PRIVATE_ENDPOINTS = True  # scripted endpoints on 127.0.0.1
+    PERSONAL = False  # no probing of this machine's ports unless a test turns it on
     LOGIN_MAX_FAILURES = 5
 
 

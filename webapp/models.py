@@ -12,6 +12,7 @@ from memoryos_core.llm import ChatModel, OpenAIChatModel
 from memoryos_core.llm.guard import is_public
 
 from .extensions import ENGINE, model_cache, users
+from .local_models import private_allowed
 from .security import check_endpoint_url
 
 EMBEDDED_NAME = "embedded local model (SmolLM2-135M-Instruct)"
@@ -64,7 +65,8 @@ def account_chat_model(app: Any, account_id: int) -> ChatModel | None:
     endpoint = users(app).endpoint(account_id)
     if not endpoint.configured:
         return None
-    check_endpoint_url(endpoint.base_url, app.config["ALLOW_PRIVATE_ENDPOINTS"])
+    allow_private = private_allowed(app.config)
+    check_endpoint_url(endpoint.base_url, allow_private)
     digest = hashlib.sha256("\0".join(
         (endpoint.base_url, endpoint.model, endpoint.api_key)).encode()).hexdigest()
     cache = model_cache(app)
@@ -76,7 +78,7 @@ def account_chat_model(app: Any, account_id: int) -> ChatModel | None:
             endpoint.model, base_url=endpoint.base_url, api_key=endpoint.api_key or None,
             context_window=int(app.config.get("CHAT_CONTEXT_WINDOW") or 8192),
             # each request resolves, checks and connects to the checked address only
-            address_check=None if app.config["ALLOW_PRIVATE_ENDPOINTS"] else is_public)
+            address_check=None if allow_private else is_public)
     return cache[key]
 
 

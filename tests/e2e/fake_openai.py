@@ -23,7 +23,8 @@ MODEL_NAME = "fake-gpt"
 class FakeOpenAI:
     """The server and its script; `base_url` ends in /v1 like OpenAI's."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, model: str = MODEL_NAME) -> None:
+        self.model = model  # what /v1/models lists (a second server names another model)
         self._lock = threading.Lock()
         self._replies: deque[str] = deque()
         self.default = "Noted. I will remember that."
@@ -99,7 +100,7 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             path = self.path.split("?")[0].rstrip("/")
             if path in ("/v1/models", "/models"):
                 self._json(200, {"object": "list", "data": [
-                    {"id": MODEL_NAME, "object": "model", "created": 0, "owned_by": "tests"}]})
+                    {"id": fake.model, "object": "model", "created": 0, "owned_by": "tests"}]})
             else:
                 self._json(404, {"error": {"message": f"no route {path}", "code": 404}})
 

@@ -11,7 +11,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "webapp"
 # 0: the shared modules every blueprint may use; 1: one folder per blueprint, each importing
 # only the shared modules and its own folder; 2: create_app, which nothing in webapp imports
 SHARED = {"config", "extensions", "errors", "rendering", "actions", "forms", "security",
-          "metrics", "keybox", "models", "maintenance", "warmup", "job_status", "storage"}
+          "metrics", "keybox", "models", "maintenance", "warmup", "job_status", "storage",
+          "local_models"}
 BLUEPRINTS = {"auth", "account", "chat", "memory", "imports", "jobs", "lab", "mcp",
               "introspection"}
 LAYERS = {**dict.fromkeys(SHARED, 0), **dict.fromkeys(BLUEPRINTS, 1), "__init__": 2}

@@ -27,9 +27,9 @@ from .. import metrics, warmup
 from ..actions import twin
 from ..extensions import engine, maintainer, uid
 from ..forms import ChatForm, form_error
-from ..models import model_label, user_chat_model
+from ..models import model_label
 from ..rendering import is_htmx, page, wants_json
-from . import conversations
+from . import conversations, picker
 from . import items as chat_items
 from . import notes as memory_notes
 from . import turns as chat_turns
@@ -99,23 +99,27 @@ def index() -> Any:
         except MemoryOSError:  # no trace (an imported exchange): no gauge yet
             gauge = None
     model = model_label(current_user)
-    loading = warmup.state(current_app)["state"] == "loading" and model["kind"] != "your endpoint"
+    models = picker.view(current_app._get_current_object(), current_user, mode)  # type: ignore[attr-defined]
+    loading = warmup.state(current_app)["state"] == "loading" and \
+        models["current"].value == picker.EMBEDDED
     return render_template(
         "chat.html", form=ChatForm(), history=history, mode=mode, conversation=shown,
         conversations=eng.conversations(user_id, CONVERSATIONS), short_term=eng.short_term_fill(user_id),
-        context=gauge, model=model, model_loading=loading)
+        context=gauge, model=model, model_loading=loading, models=models,
+        model_groups=list(picker.grouped(models["options"])))
 
 
 @bp.post("/chat")
 @login_required
 def send() -> Any:
     turn = _turn()
-    user_chat_model(current_user)  # a disallowed endpoint fails here, before the model call
-    try:  # the engine's resolver answers with the account's model
-        result = engine().chat(uid(), turn["text"], maintain=False, **turn["args"])
+    try:  # the conversation's pick, else the engine's resolver (the account's model)
+        result = engine().chat(uid(), turn["text"], maintain=False,
+                               model=picker.turn_model(current_user, turn), **turn["args"])
     except ModelError:
         metrics.model_error("plain")
         raise
+    picker.remember(current_app, current_user, turn, result)
     stored = result.get("exchange_id") is not None
     report = None
     if stored:
@@ -146,7 +150,8 @@ def stream() -> Any:
     """Answer as Server-Sent Events: `start` (the turn's id, for Stop), `phase`, `token` and
     `replace` while it is made, then `done` (the fragment), `stopped` or `error`."""
     turn = _turn()
-    user_chat_model(current_user)  # a disallowed endpoint fails here, before the stream opens
+    picked = picker.turn_model(current_user, turn)  # a refused pick fails before the stream
+    account = current_user._get_current_object()  # type: ignore[attr-defined]
     user_id, eng, app = uid(), engine(), current_app._get_current_object()  # type: ignore[attr-defined]
     keeper = maintainer(app)
 
@@ -159,13 +164,14 @@ def stream() -> Any:
             live.put(kind, data)
 
         try:
-            result = eng.chat(user_id, turn["text"], maintain=False, stop=live.stop,
+            result = eng.chat(user_id, turn["text"], maintain=False, stop=live.stop, model=picked,
                               on_token=lambda piece: live.put("token", {"text": piece}),
                               on_event=event, **turn["args"])
             report = None
             if result.get("exchange_id") is not None:
                 metrics.observe_turn(dict(result), "stream")
                 report = keeper.request(user_id)
+                picker.remember(app, account, turn, result)
             live.put("result", {"result": dict(result), "report": report})
         except MemoryOSError as exc:  # the stream has started: errors travel as events
             if type(exc).__name__ == "Stopped" or live.stop.is_set():
@@ -217,6 +223,10 @@ def trace(exchange_id: int) -> Any:
     return page("trace.html", exchange_id=exchange_id, trace=data, prompt_total=total)
 
 
+bp.add_url_rule("/chat/models.json", view_func=picker.models_json)
+bp.add_url_rule("/chat/model", view_func=picker.pick, methods=["POST"])
+bp.add_url_rule("/chat/model.json", view_func=picker.pick, methods=["POST"],
+                endpoint="pick_json")
 bp.add_url_rule("/chat/new", view_func=conversations.new_chat, methods=["POST"])
 # the HTML rule first: url_for builds the first rule of an endpoint
 bp.add_url_rule("/chat/conversations", view_func=conversations.listing)
