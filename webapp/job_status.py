@@ -31,8 +31,17 @@ def job_view(job: dict[str, Any] | None) -> dict[str, Any] | None:
     if view["active"] and 0 < view["percent"] < 100:  # the rate so far, for what is left
         elapsed = float(view["updated_at"]) - float(view["created_at"])
         left = elapsed * (100 - view["percent"]) / view["percent"]
-        view["eta"] = "under a minute" if left < 60 else f"{max(1, round(left / 60))} minutes"
+        view["eta"] = time_left(left)
     return view
+
+
+def time_left(seconds: float) -> str:
+    """What is left, as the progress line says it: "less than a minute left", "about 1
+    minute left", "about 5 minutes left"."""
+    if seconds < 60:
+        return "less than a minute left"
+    minutes = max(1, round(seconds / 60))
+    return f"about {minutes} minute{'s' if minutes != 1 else ''} left"
 
 
 def latest(kind: str) -> dict[str, Any] | None:

@@ -277,7 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("target", help="a new or empty folder for the copy")
     sp.add_argument("--instance", metavar="DIR", help="the web app's data folder"
                     " (MEMPLAY_DATA_DIR, or the instance folder holding data/): accounts,"
-                    " memory and secret key; default: the engine store in --data-dir")
+                    " memory and the secret_key file (there, or in the instance folder above"
+                    " it); default: the engine store in --data-dir")
     cli_eval.add_parser(cmd("eval", cli_eval.cmd_eval, "evaluate a LoCoMo or LongMemEval file:"
                             " evidence recall of the product vs. baselines at equal tokens,"
                             " on a throwaway memory of its own"))

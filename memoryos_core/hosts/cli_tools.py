@@ -11,6 +11,11 @@ from . import cli_output
 from .cli_runtime import Runtime, note, out
 
 SECRET_FILE = "secret_key"  # the web app's cookie-signing key in its data folder
+NO_SECRET_NOTE = (
+    "  no secret_key file was found (the app's key comes from MEMPLAY_SECRET_KEY): keep that"
+    " value with this backup and start the restored app with it; with another key every login"
+    " ends and the API keys saved for model endpoints cannot be read (their owners enter them"
+    " again)")
 
 
 def cmd_serve_model(rt: Runtime) -> int:
@@ -119,13 +124,13 @@ def cmd_backup(rt: Runtime) -> int:
     target.mkdir(mode=0o700, parents=True, exist_ok=True)
     copied = [{"file": str(rel), **backup.copy_database(folder / rel, target / rel)}
               for rel in files]
-    secret = folder / SECRET_FILE
-    if a.instance and secret.is_file():  # signs login cookies: sessions survive a restore
+    secret = secret_file(folder) if a.instance else None
+    if secret is not None:  # signs login cookies and seals endpoint keys: both survive a restore
         fd = os.open(target / SECRET_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(secret.read_bytes())
     report = {"source": str(folder), "target": str(target), "databases": copied,
-              "secret_key": bool(a.instance and secret.is_file())}
+              "secret_key": str(secret) if secret else None}
     if a.json:
         out(cli_output.dumps(report))
         return 0
@@ -134,4 +139,17 @@ def cmd_backup(rt: Runtime) -> int:
     for item in copied:
         counts = ", ".join(f"{k} {v}" for k, v in item["counts"].items())
         out(f"  {item['file']}: {item['bytes']:,} bytes, schema {item['schema_version']}, {counts}")
+    if secret is not None:
+        out(f"  {SECRET_FILE}: copied from {secret}")
+    elif a.instance:
+        out(NO_SECRET_NOTE)
     return 0
+
+
+def secret_file(folder: Path) -> Path | None:
+    """The web app's key file: in its data folder (the app made it), else in the instance
+    folder above it (scripts/start keeps it there and passes it as MEMPLAY_SECRET_KEY)."""
+    for candidate in (folder / SECRET_FILE, folder.parent / SECRET_FILE):
+        if candidate.is_file():
+            return candidate
+    return None

@@ -41,3 +41,21 @@ def test_backup_of_a_web_instance_restores_accounts_and_memory(make_app, tmp_pat
     r = restored.post("/login", data={"username": "alice", "password": "correct horse"})
     assert r.status_code == 302
     assert "Lisbon one in October" in restored.get("/").get_data(as_text=True)
+
+
+def test_backup_finds_the_key_scripts_start_keeps_and_says_when_there_is_none(
+        make_app, tmp_path, capsys, backend):
+    app = make_app()  # its data folder: tmp_path/data, the instance folder: tmp_path
+    app.test_client().post("/register", data={"username": "alice", "password": "correct horse",
+                                              "confirm": "correct horse"})
+    capsys.readouterr()
+    assert cli.main(["backup", str(tmp_path / "bare"), "--instance", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert not (tmp_path / "bare" / "secret_key").exists()
+    assert "no secret_key file was found" in out and "MEMPLAY_SECRET_KEY" in out
+    # scripts/start keeps the key in the instance folder and passes it in the environment
+    (tmp_path / "secret_key").write_text("s" * 64)
+    assert cli.main(["backup", str(tmp_path / "copy"), "--instance",
+                     str(tmp_path / "data")]) == 0
+    assert "secret_key: copied from" in capsys.readouterr().out
+    assert (tmp_path / "copy" / "secret_key").read_text() == "s" * 64

@@ -24,10 +24,26 @@ def test_job_shows_phase_counts_and_an_estimate(client, user, engine):
     with engine.store.transaction() as conn:  # started 90 s ago, a quarter done
         conn.execute("UPDATE jobs SET created_at = updated_at - 90 WHERE id = ?", (job_id,))
     data = client.get(f"/jobs/{job_id}.json").json["job"]
-    assert data["eta"] == "4 minutes" and data["percent"] == 25
+    assert data["eta"] == "about 4 minutes left" and data["percent"] == 25
     page = client.get(f"/jobs/{job_id}", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert "embedding (64 of 192 exchanges)" in page and "about 4 minutes left" in page
     assert "25 / 100" not in page
+
+
+def test_job_estimate_reads_as_english_near_a_minute(client, user, engine):
+    seen = {}
+    for elapsed, percent in ((10, 50), (60, 50), (540, 90)):  # 10 s, 60 s, 60 s left
+        job_id = engine.jobs.create(user, "import")
+        engine.jobs.progress(job_id, percent, 100, "embedding")
+        with engine.store.transaction() as conn:
+            conn.execute("UPDATE jobs SET created_at = updated_at - ? WHERE id = ?",
+                         (elapsed, job_id))
+        page = client.get(f"/jobs/{job_id}", headers={"HX-Request": "true"}).get_data(
+            as_text=True)
+        seen[elapsed] = page
+    assert "less than a minute left" in seen[10] and "about under" not in seen[10]
+    assert "about 1 minute left" in seen[60] and "1 minutes" not in seen[60]
+    assert "about 1 minute left" in seen[540]
 
 
 def test_import_result_says_what_analysis_did(make_app, tmp_path):

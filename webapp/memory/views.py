@@ -67,8 +67,9 @@ def forget(page_id: int) -> Any:
     if result["files_scrubbed"]:
         return done(f"{gone} and the files on disk.", "memory.index", result=result)
     if eng.store.dialect != "sqlite":  # PostgreSQL's old row versions go at its own VACUUM
-        return done(f"{gone}. The database server removes its old copies of the rows at its"
-                    " next VACUUM (see the operating notes).", "memory.index", result=result)
+        return done(f"{gone}. PostgreSQL keeps old copies of the rows in its files until its"
+                    " VACUUM reclaims them (see How the memory works, Forgetting).",
+                    "memory.index", result=result)
     # a reader held the SQLite log: the file keeps the old pages until the job workers'
     # retried checkpoint, and the user must not be told the disk is clean
     return done(f"{gone}, but not yet from the database file: another reader kept it busy."
