@@ -16,3 +16,36 @@ def test_a_fact_and_its_correction_field_have_distinct_ids(client, user, engine)
     fact = re.search(r'<li id="fact-(\d+)"', html).group(1)
     # the label names the field, which the #fact-N links do not land on
     assert f'<label for="fact-text-{fact}">' in html and f'<input id="fact-text-{fact}"' in html
+
+
+def test_engine_settings_name_the_embedded_model_once(make_app):
+    client = make_app(CHAT_MODEL=None, WARM_UP_MODEL=False).test_client()
+    client.post("/register", data={"username": "alice", "password": "correct horse",
+                                   "confirm": "correct horse"})
+    html = client.get("/-/settings").data.decode()
+    assert "embedded local model (SmolLM2-135M-Instruct)</strong>." in html
+    assert "(embedded)" not in html
+
+
+def test_a_quote_from_an_unstored_turn_links_to_no_page(app):
+    # a temporary chat, or one with memory off, quotes its own unstored turns (negative ids)
+    from flask import render_template
+    quote = {"text": "My dog is called Bruno.", "page_id": -1}
+    exchange = {"user": "What is my dog called?", "assistant": "Bruno.", "stored": False,
+                "id": None, "tier": None, "evidence": quote}
+    with app.test_request_context():
+        unstored = render_template("_exchange.html", exchange=exchange, controls=True)
+        stored = render_template("_exchange.html", exchange={
+            **exchange, "evidence": {**quote, "page_id": 7}}, controls=True)
+    assert "From memory:" in unstored and "/memory/pages/" not in unstored
+    assert 'href="/memory/pages/7"' in stored
+
+
+def test_message_buttons_name_the_message_they_act_on(client, user, chat_model):
+    chat_model.enqueue("Try a short walk first.")
+    html = client.post("/chat", data={"message": "How should I start running again?"},
+                       headers={"HX-Request": "true"}).data.decode()
+    about = "How should I start running again?"
+    for name in (f"Edit your message: {about}", f"Copy the answer to: {about}",
+                 f"Regenerate the answer to: {about}", f"Why this answer: {about}"):
+        assert f'aria-label="{name}"' in html, name
