@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from .test_my_memory import _talk
 
 
@@ -49,3 +51,12 @@ def test_message_buttons_name_the_message_they_act_on(client, user, chat_model):
     for name in (f"Edit your message: {about}", f"Copy the answer to: {about}",
                  f"Regenerate the answer to: {about}", f"Why this answer: {about}"):
         assert f'aria-label="{name}"' in html, name
+
+
+def test_an_idle_lifetime_under_a_minute_is_refused_at_start(make_app, monkeypatch):
+    # the last use is written once a minute: 30 s would log out a user who clicks every 40 s
+    monkeypatch.setenv("MEMPLAY_SESSION_IDLE_SECONDS", "30")
+    with pytest.raises(RuntimeError, match="MEMPLAY_SESSION_IDLE_SECONDS must be at least 60"):
+        make_app()
+    monkeypatch.setenv("MEMPLAY_SESSION_IDLE_SECONDS", "60")
+    assert make_app().test_client().get("/login").status_code == 200

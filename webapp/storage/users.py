@@ -71,6 +71,12 @@ class UserStore:
     def __init__(self, data_dir: str | Path, database_url: str | None = None,
                  session_idle_seconds: float = 86400, session_max_seconds: float = 1209600
                  ) -> None:
+        # a session's last use is written once a minute (a write per request would cost every
+        # page a write lock): an idle lifetime shorter than that would end sessions in use
+        if float(session_idle_seconds) < SESSION_TOUCH_SECONDS:
+            raise RuntimeError(
+                f"MEMPLAY_SESSION_IDLE_SECONDS must be at least {SESSION_TOUCH_SECONDS} (a"
+                f" session's last use is recorded once a minute), not {session_idle_seconds}")
         self.store = accounts.open_accounts(data_dir, database_url)
         self.session_idle_seconds = session_idle_seconds
         self.session_max_seconds = session_max_seconds
