@@ -10,12 +10,15 @@ judging by hand (the texts are printed, never stored in the repository).
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
 
 from benchmarks import common
-from benchmarks.profile_sentences import LABELLED
+from benchmarks.profile_sentences import LABELLED, NOT_THE_USERS
+
+NOT_THE_USERS_SET = {t for t, _ in NOT_THE_USERS}
 
 THRESHOLDS = (0.25, 0.30, 0.35, 0.40, 0.45, 0.50)
 
@@ -51,6 +54,16 @@ def labelled(emb: Any) -> list[dict[str, Any]]:
                      for row, h in zip(best, hits, strict=True)]
         rows.append({"rule": f"lexicon+embedding, margin {margin}",
                      "threshold": signals.MATCH_THRESHOLD, **_evaluate(decisions)})
+    own = signals.owned_sentences(emb, texts, emb.embed(texts))  # the learned check
+    for rule, keep in (("without the own-interest check", [True] * len(texts)),
+                       ("with the own-interest check", own)):
+        decisions = [signals.decide(dims, row, h) if k else None
+                     for row, h, k in zip(best, hits, keep, strict=True)]
+        rows.append({"rule": rule, "threshold": signals.MATCH_THRESHOLD, **_evaluate(decisions)})
+        sub = [d for d, (t, _) in zip(decisions, LABELLED, strict=True) if t in NOT_THE_USERS_SET]
+        rows[-1]["false_on_not_the_users"] = sum(1 for d in sub if d) - sum(
+            1 for d, (t, g) in zip(decisions, LABELLED, strict=True)
+            if t in NOT_THE_USERS_SET and d and d in g)
     rows.append({"rule": "before: 'The user talks about X.' >= 0.3 (any of 27)",
                  "threshold": 0.3, **_before(emb, texts)})
     return rows
@@ -107,6 +120,9 @@ def run(files: list[str] | None = None, sample: int = 40, seed: int = 7,
         "labelled_sentences": len(LABELLED),
         "small_talk": sum(1 for _, g in LABELLED if not g)}, {"embedder": emb.name})
     result["labelled"] = labelled(emb)
+    from memoryos_core.memory import learned
+
+    result["own_interest"] = learned.scores(signals.OWN_DATA, emb)
     if with_locomo:
         result["locomo"] = locomo(emb, files, sample, seed)
     if out is not None or with_locomo:
@@ -129,7 +145,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     result = run(args.files or None, args.sample, args.seed, not args.no_locomo, args.out)
     lines = [f"{r['rule'][:24]:24s} t={r['threshold']:.2f} matches {r['matches']:3d} false"
              f" {r['false_matches']:3d} (small talk {r['false_on_small_talk']}) precision"
-             f" {r['precision']} recall {r['recall']}" for r in result["labelled"]]
+             f" {r['precision']} recall {r['recall']}"
+             + (f" false on others'/questions {r['false_on_not_the_users']}"
+                if "false_on_not_the_users" in r else "") for r in result["labelled"]]
+    k = result["own_interest"]
+    lines.append(f"own-interest check, held-out {k['held_out']} of {k['train'] + k['held_out']}:"
+                 f" accuracy {k['accuracy']} {json.dumps(k['classes'])}")
     if "locomo" in result:
         lo = result["locomo"]
         lines.append(f"LoCoMo: {lo['sentences_matched']} sentences of {lo['turns']} turns:"

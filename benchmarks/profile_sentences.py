@@ -132,3 +132,39 @@ LABELLED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("I changed my mind about that.", ()),
     ("We should catch up properly soon.", ()),
 )
+
+# Issue 48: sentences about other people and things, questions to the assistant and topic words
+# in another sense must signal nothing (the first four were seen in a check); none is in
+# memoryos_core/memory/labelled/own_interest.tsv, the learned check's training data.
+NOT_THE_USERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("I drive a red 2016 Honda Jazz.", ()),
+    ("My cousin plays the violin.", ()),
+    ("My neighbour Tomasz has a vegetable garden.", ()),
+    ("Do you like music?", ()),
+    ("My brother-in-law runs ultramarathons.", ()),
+    ("My daughter's friend paints amazing portraits.", ()),
+    ("Our landlord collects vintage guitars.", ()),
+    ("My colleague Priya is reading every Booker winner.", ()),
+    ("My grandad watches westerns all afternoon.", ()),
+    ("My wife is training for the Berlin marathon.", ()),
+    ("His band is playing at the pub tonight.", ()),
+    ("Do you enjoy cooking?", ()),
+    ("Have you read any good novels lately?", ()),
+    ("What's your favourite sport?", ()),
+    ("Do you know any good hiking trails?", ()),
+    ("Can you recommend a documentary?", ()),
+    ("I parked outside the art gallery.", ()),
+    ("The rock band posters were taken down in our street.", ()),
+    ("My new phone has a great camera.", ()),
+    ("I got a letter from the bank about my savings account fees.", ()),
+    ("The garden centre is next to my office.", ()),
+    ("I'm a teacher at a primary school.", ()),
+    ("My flat is above a piano shop.", ()),
+    ("I have a cat called Mozart.", ("Animal Concern",)),
+    ("I play the cello in a string quartet.", ("Music Interest",)),
+    ("I go bouldering after work most days.", ("Sports Interest",)),
+    ("I've been cooking my way through a Persian cookbook.", ("Food Interest",)),
+    ("I love sketching buildings when I travel.", ("Art Interest", "Travel Interest")),
+)
+LABELLED = LABELLED + NOT_THE_USERS
+

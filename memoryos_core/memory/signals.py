@@ -1,5 +1,5 @@
-"""Profile signals without a chat model: user sentences that name an interest, matched by a
-word list and an embedding check; no level is ever inferred from them."""
+"""Profile signals without a chat model: user sentences that state the user's own interest
+(learned), matched to a dimension by a word list and an embedding check; no level inferred."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..text import words
+from . import learned
 
 # Measured on benchmarks/profile_quality.py (a labelled set of user sentences, small talk among
 # them): the cosine a sentence must reach against the dimension's descriptions, and how far it
@@ -17,6 +18,8 @@ from ..text import words
 MATCH_THRESHOLD = 0.35
 MATCH_MARGIN = 0.02
 MIN_WORDS = 4  # "Nice!" or "Sounds fun" name no interest
+OWN_DATA = "own_interest.tsv"  # labelled sentences: the user's own interest or not
+OWN_LEAST = 0.5  # probability of "own" a sentence needs (set a priori, not tuned)
 MAX_SIGNALS = 50  # sentences kept per dimension, the newest
 
 # Per dimension: words that name the topic (exact word forms, a plural 's' is stripped first)
@@ -174,10 +177,14 @@ def lexicon_hits(sentence: str) -> set[str]:
     return found
 
 
-def score(embedder: Any, texts: list[str]) -> tuple[list[str], np.ndarray]:
-    """(dimensions, a sentences x dimensions matrix of best prototype cosines)."""
+def score(embedder: Any, texts: list[str],
+          vecs: np.ndarray | None = None) -> tuple[list[str], np.ndarray]:
+    """(dimensions, a sentences x dimensions matrix of best prototype cosines); `vecs`: the
+    texts' embeddings when the caller has them."""
     dims, owner, protos = prototypes(embedder)
-    sims = embedder.embed(texts) @ protos.T if texts else np.zeros((0, len(owner)))
+    if texts and vecs is None:
+        vecs = embedder.embed(texts)
+    sims = vecs @ protos.T if texts and vecs is not None else np.zeros((0, len(owner)))
     best = np.full((len(texts), len(dims)), -1.0)
     for j in range(len(dims)):
         best[:, j] = sims[:, owner == j].max(axis=1) if len(texts) else best[:, j]
@@ -204,13 +211,33 @@ def match(embedder: Any, pages: list[dict[str, Any]]) -> dict[str, list[dict[str
              if (hits := lexicon_hits(s))]
     if not found:
         return {}
-    dims, best = score(embedder, [s for _, s, _ in found])
+    vecs = embedder.embed([s for _, s, _ in found])
+    dims, best = score(embedder, [s for _, s, _ in found], vecs)
+    own = owned_sentences(embedder, [s for _, s, _ in found], vecs)
     out: dict[str, list[dict[str, Any]]] = {}
-    for (page_id, text, hits), row in zip(found, best, strict=True):
-        dim = decide(dims, row, hits)
+    for (page_id, text, hits), row, mine in zip(found, best, own, strict=True):
+        dim = decide(dims, row, hits) if mine else None
         if dim is not None:
             out.setdefault(dim, []).append({"page": page_id, "text": text})
     return out
+
+
+def owned(embedder: Any, vecs: np.ndarray) -> list[bool]:
+    """Whether each sentence states the user's own interest: learned (memory/learned.py over
+    labelled/own_interest.tsv) to refuse another person's ("My cousin plays the violin."), a
+    question to the assistant ("Do you like music?") and a topic word in another sense ("I
+    drive a red Honda Jazz."); every sentence with an embedder it was not measured for."""
+    model = learned.model_for(OWN_DATA, embedder, train_only=False)
+    if model is None:
+        return [True] * len(vecs)
+    return [kind == "own" and p >= OWN_LEAST for kind, p in model.predict(np.asarray(vecs))]
+
+
+def owned_sentences(embedder: Any, texts: list[str], vecs: np.ndarray) -> list[bool]:
+    """`owned`, and never a question (by its mark: syntax, "Have you read any good novels?"
+    asks, it states nothing about the user)."""
+    return [mine and not text.rstrip().endswith("?")
+            for text, mine in zip(texts, owned(embedder, vecs), strict=True)]
 
 
 def merge(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
