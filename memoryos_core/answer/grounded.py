@@ -5,13 +5,14 @@ assistant provided a list of options." (measured: 2 of 8 facts right in its own 
 the embedded model a question about what the user said is answered with the memory line that
 holds it, said back as a sentence ("You told me on 25 October 2026 that your car is a green
 2014 Subaru Outback."), or "I don't remember you telling me that." when memory holds nothing
-that answers it; the model writes only small talk and general replies. Which sentence: the
-user's own sentences of the pages the prompt holds and the facts it holds, ranked by the
-question's distinctive words and by meaning (MiniLM), the newest of near-equals first.
+that answers it; the model writes only small talk and general replies. Which way a message
+goes is learned (router.py); which sentence answers is learned too (slot.py), over the user's
+own sentences of the pages the prompt holds, its facts and the recent exchanges.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 import time
@@ -19,35 +20,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..llm import Embedder
-from ..memory import attributes
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
-from ..text import STOP_WORDS, sentences, stem, stems_held, words
-from . import courtesy
+from ..text import STOP_WORDS, sentences, words
+from . import courtesy, router, slot
 from .types import Retrieval
 
 DONT_REMEMBER = "I don't remember you telling me that."
+NOT_SURE = "I'm not sure. You told me"
 CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
-KEYWORD_WEIGHT = 0.25  # a distinctive word of the question held, on top of the cosine
-MEANING_ONLY_COS = 0.45  # a sentence found by meaning alone must be this close to the question
-CLEAR_COS, CLEAR_LEAD = 0.3, 0.1  # ...or this close and this far ahead of every other one
-FACT_COS = 0.3  # a fact retrieval put in the prompt (it scored, or is the asked attribute's)
-FACT_BONUS = 0.1  # a fact is the distilled statement: it leads a page sentence saying the same
-NEAR_EQUAL = 0.08  # candidates this close to the best: the newest one answers (facts change)
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
+HEDGE_MOST = 2  # candidates named in "I'm not sure. You told me: …"
+CONSIDERED_SHOWN = 5  # candidates the trace explains
 
-# "me" is left out: "Can you give me ideas for dinner?" asks for help, not for memory
-FIRST_PERSON = frozenset({"i", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"})
-QUESTION_STARTS = frozenset({"what", "which", "who", "whom", "whose", "where", "when", "why",
-                             "how", "do", "does", "did", "is", "are", "was", "were", "can",
-                             "could", "have", "has", "had", "remind"})
-# first-person questions that ask for advice, not for what the user said
-_ADVICE = re.compile(r"^\s*(?:how\s+(?:do|can|could|should|would)|should|can|could|would|shall"
-                     r"|must|what\s+should|where\s+(?:can|should)|when\s+should)\s+i\b",
-                     re.IGNORECASE)
 # "you" said to the assistant: reflected only where the sentence has none (quoted otherwise)
 SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "you're", "you've", "you'd",
                            "you'll", "u"})
@@ -82,6 +68,8 @@ class Plan:
     kind: str  # memory | courtesy (both built, no model call) | general | chat
     evidence: Evidence | None = None
     built: str | None = None  # a courtesy reply, or what memory holds of the user
+    routed: dict[str, Any] | None = None  # the router's decision (router.Routed.view)
+    considered: tuple[dict[str, Any], ...] = ()  # the candidates weighed, and why each
 
     @property
     def text(self) -> str:
@@ -93,59 +81,50 @@ class Plan:
         return said_back(self.evidence) if self.evidence else DONT_REMEMBER
 
 
-def is_question(text: str) -> bool:
-    """A question or a request to recall: a '?' or a question word first."""
-    said = words(text)
-    return bool(said) and ("?" in text or said[0] in QUESTION_STARTS)
-
-
-def asks_about_user(question: str) -> bool:
-    """A question about the user's own life: a question in the first person ("What do I do
-    for a living?"), not one asking for advice ("How do I cook rice?" is "my" free)."""
-    said = words(question)
-    if not is_question(question) or not any(w in FIRST_PERSON for w in said):
-        return False
-    return "my" in said or "mine" in said or not _ADVICE.match(question)
-
-
-_TO_ASSISTANT = re.compile(r"\b(?:are|do|can|could|will|would|have|did|were)\s+you\b|^\s*how\s+"
-                           r"(?:are|is)\b", re.IGNORECASE)
-
-
-def addressed_to_assistant(question: str) -> bool:
-    """A question to the assistant about itself or asking it for something, with no word of
-    the user's own life: "How are you today?", "Can you give me soup ideas?"."""
-    return _TO_ASSISTANT.search(question) is not None \
-        and not any(w in FIRST_PERSON for w in words(question))
-
-
 def plan(embedder: Embedder, trace: Retrieval, question: str,
          recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
-    """A question memory answers gets memory's sentence; a question on the user's life or on
-    what memory names (its distinctive words found) that memory cannot answer gets "I don't
-    remember"; greetings, thanks and facts told are answered in kind (courtesy.py); other
-    questions and small talk are the model's."""
-    polite = courtesy.reply(question, [str(r.get("user_text") or "") for r in recent], reflect)
-    if polite is not None:
-        return Plan("courtesy", built=polite)
-    if not is_question(question):
-        return Plan("chat")
+    """The learned router decides (router.py): small talk and facts told are answered in
+    kind where a set reply fits (courtesy.py), else by the model; requests are the model's; a
+    question on memory gets the memory sentence that answers its slot (slot.py), or what was
+    found when none surely does, or "I don't remember" when memory holds nothing near."""
+    routed = router.route(embedder, question)
+    view = routed.view()
+    if routed.route in ("social", "told"):
+        polite = courtesy.reply(question, [str(r.get("user_text") or "") for r in recent],
+                                reflect)
+        if polite is not None:
+            return Plan("courtesy", built=polite, routed=view)
+        return Plan("chat", routed=view)
+    if routed.route == "model":
+        return Plan("general", routed=view)
     if ABOUT_ME.search(question):
-        return about_me(trace, recent)
-    # a question on memory is about the user ("my", "I") or names someone or something memory
-    # may hold ("What did Caroline paint?"); one with neither ("What's a good way to relax after
-    # a long shift?") is general even where its words occur in memory
-    about_user = asks_about_user(question)
-    if addressed_to_assistant(question) or not (about_user or names_someone(question)):
-        return Plan("general")
-    evidence = best_sentence(embedder, trace, question, recent)
-    if evidence is not None:
-        return Plan("memory", evidence)
-    named = any(p.get("keyword_rank") for p in trace.pages)
-    return Plan("memory") if about_user or named else Plan("general")
+        return dataclasses.replace(about_me(trace, recent), routed=view)
+    found = slot.answer(embedder, question, [slot.Candidate(*c) for c in
+                                             _candidates(trace, recent)],
+                        past=asks_about_past(question))
+    considered = tuple(found.considered[:CONSIDERED_SHOWN])
+    if found.pick is not None:
+        c = found.pick
+        evidence = Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp,
+                            round(found.chance, 4), 0)
+        return Plan("memory", evidence, routed=view, considered=considered)
+    if found.maybe:
+        return Plan("memory", built=hedged(found.maybe[:HEDGE_MOST]), routed=view,
+                    considered=considered)
+    return Plan("memory", routed=view, considered=considered)
 
 
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’-]+")
+def hedged(maybe: Sequence[slot.Candidate]) -> str:
+    """"I'm not sure. You told me: …": what memory holds near the question, said back."""
+    said = []
+    for c in maybe:
+        plain = _INTERJECTION.sub("", c.sentence).strip() or c.sentence
+        back = reflect(plain)
+        said.append(_opening_lowered(back).rstrip(" .!") if back is not None
+                    else f"\u201c{plain}\u201d")
+    return f"{NOT_SURE}{_date(maybe[0].timestamp)}: " + "; ".join(said) + "."
+
+
 ABOUT_ME = re.compile(r"\b(?:know|remember|recall|learned|learnt)\b[^.?!]*\babout (?:me|myself)\b"
                       r"|\bwho am i\b|\bwhat have i told you\b|\btell me about myself\b",
                       re.IGNORECASE)
@@ -172,12 +151,6 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan
     told.sort(key=lambda t: -t[0])
     body = "; ".join(_opening_lowered(t[1]) for t in told[:ABOUT_ME_MOST])
     return Plan("memory", told[0][2], built=f"Here is what you've told me: {body}.")
-
-
-def names_someone(question: str) -> bool:
-    """A capitalised word past a sentence's start: a name ("Caroline", "Berlin"), not "I"."""
-    return any(m.group(0).split("'")[0].split("’")[0] != "I"
-               for m in _NAME.finditer(question.strip()))
 
 
 def _sentences(text: str) -> list[str]:
@@ -215,66 +188,6 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
             if len(parts) > 1:
                 out.append((s, page_id, None, ts))
     return out
-
-
-def best_sentence(embedder: Embedder, trace: Retrieval, question: str,
-                  recent: Sequence[Mapping[str, Any]] = ()) -> Evidence | None:
-    """The candidate sentence that answers the question best, or None when none is close
-    enough: it must hold a distinctive word of the question, or, for a question about the
-    user, be near it by meaning."""
-    found = _candidates(trace, recent)
-    if not found:
-        return None
-    terms = {stem(w) for w in (trace.keyword_search_terms or trace.query_keywords)}
-    vecs = embedder.embed([question] + [s for s, *_ in found])
-    cos = np.asarray(vecs[1:] @ vecs[0], dtype=float)
-    scored: list[Evidence] = []
-    ranked = sorted(cos, reverse=True)
-    clear = ranked[0] if len(ranked) == 1 or ranked[0] - ranked[1] >= CLEAR_LEAD else 2.0
-    for (sentence, page, fact, ts), c in zip(found, cos, strict=True):
-        hits = stems_held(sentence, terms) if terms else 0
-        score = float(c) + KEYWORD_WEIGHT * hits
-        least = FACT_COS if fact is not None \
-            else (CLEAR_COS if c >= clear else MEANING_ONLY_COS)
-        score += FACT_BONUS if fact is not None else 0.0
-        if hits or (asks_about_user(question) and c >= least):
-            scored.append(Evidence(sentence, page, fact, ts, round(score, 4), hits))
-    current = _attribute_answer(embedder, question, vecs, found, cos)
-    if current is not None:
-        return current
-    if not scored:
-        return None
-    best = max(e.score for e in scored)
-    near = [e for e in scored if e.score >= best - NEAR_EQUAL]
-    if asks_about_past(question):
-        return max(near, key=lambda e: e.score)
-    return max(near, key=lambda e: ((e.timestamp or 0.0), e.score))  # the newest holds now
-
-
-def _attribute_answer(embedder: Embedder, question: str, vecs: Any,
-                      found: list[tuple[str, int | None, int | None, float | None]],
-                      cos: Any) -> Evidence | None:
-    """For a question on a one-value attribute of the user (where they live, their job, car),
-    the newest sentence stating it ("I moved to Berlin last month." over "I live in Paris.",
-    though only Paris shares the word "live"), or the one before it for a question on the
-    past; None when the question names no such attribute or no sentence states it."""
-    if not asks_about_user(question):  # "Where does Caroline live?" has no holder we can read
-        return None
-    asked = {name for name in attributes.classify(vecs[0], embedder)
-             if attributes.single_valued(name) and attributes.holder(question, name) == "self"}
-    if not asked:
-        return None
-    kinds = attributes.classify_many(vecs[1:], embedder)
-    stating = [(c, ts, i) for i, ((s, _, _, ts), of, c) in enumerate(zip(found, kinds, cos,
-                                                                          strict=True))
-               if asked & set(of) and all(attributes.holder(s, n) == "self"
-                                          for n in asked & set(of))]
-    if not stating:
-        return None
-    stating.sort(key=lambda x: (x[1] or 0.0, x[0]))  # oldest first
-    _, _, i = stating[-2] if asks_about_past(question) and len(stating) > 1 else stating[-1]
-    sentence, page, fact, ts = found[i]
-    return Evidence(sentence, page, fact, ts, round(float(cos[i]), 4), 0)
 
 
 def reflect(sentence: str) -> str | None:
@@ -336,7 +249,7 @@ def said_back(evidence: Evidence) -> str:
 def built_answer(text: str) -> bool:
     """An answer this module built ("You told me…", "I don't remember…"), not the model's."""
     return text.startswith(("You told me", "Here is what you've told me", "Got it:",
-                            "Nice to meet you")) or text == DONT_REMEMBER
+                            "Nice to meet you", NOT_SURE)) or text == DONT_REMEMBER
 
 
 def evidence_view(evidence: Evidence | None) -> dict[str, Any] | None:

@@ -1,0 +1,91 @@
+"""Writes the router's real-message examples from the dev corpora (LongMemEval, LUFY).
+
+Labels come from where a message stands in its corpus, never from a rule on its words: a user
+turn of a LongMemEval history that asks something ('?') is a request to the assistant (model);
+LongMemEval's own questions ask what was said earlier (memory), except its preference
+questions, which ask for advice (model); a LUFY participant's turn that asks the AI friend
+something is a request (model); LUFY's questions on a participant are memory questions naming a
+person. Licences: LongMemEval MIT, LUFY CC BY 4.0 (attribution in answer/data/README.md).
+
+    python -m benchmarks.route_sources [--longmemeval FILE] [--lufy FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "memoryos_core" / "answer" / "data" / "routes_real.jsonl"
+SHARED = ROOT.parent / "shared" / "data"
+MAX_CHARS = 300  # chat messages, not pasted documents
+PER_SOURCE = {"longmemeval": 420, "lufy": 240}
+
+
+def _short(text: str) -> bool:
+    return 3 <= len(text.split()) and len(text) <= MAX_CHARS
+
+
+def longmemeval(path: Path) -> list[dict[str, str]]:
+    """Requests of LongMemEval users (model) and its questions (memory; preference: model)."""
+    out, seen = [], set()
+    for item in json.loads(path.read_text()):
+        person = f"lme-{item['question_id']}"
+        route = "model" if item["question_type"] == "single-session-preference" else "memory"
+        out.append({"text": item["question"], "route": route, "person": person,
+                    "group": f"longmemeval-question-{item['question_type']}"})
+        for session in item["haystack_sessions"]:
+            for turn in session:
+                text = turn["content"].strip()
+                if turn["role"] == "user" and "?" in text and _short(text) and text not in seen:
+                    seen.add(text)
+                    out.append({"text": text, "route": "model", "person": person,
+                                "group": "longmemeval-request"})
+    return out
+
+
+def lufy(path: Path) -> list[dict[str, str]]:
+    """LUFY participants' questions to the AI friend (model) and questions on them (memory)."""
+    out, seen = [], set()
+    for conv in json.loads(path.read_text()):
+        person = "lufy-" + conv["sample_id"].rsplit("-", 1)[-1].lower()
+        for qa in conv["qa"]:
+            out.append({"text": qa["question"], "route": "memory", "person": person,
+                        "group": "lufy-question"})
+        for key, turns in conv["conversation"].items():
+            if not key.startswith("session_") or not isinstance(turns, list):
+                continue
+            for turn in turns:
+                text = turn["text"].strip()
+                if turn["speaker"] != "AI friend" and text.endswith("?") and _short(text) \
+                        and text not in seen:
+                    seen.add(text)
+                    out.append({"text": text, "route": "model", "person": person,
+                                "group": "lufy-question-to-ai"})
+    return out
+
+
+def main() -> None:
+    """Sample each source's requests (every question kept) and write the JSONL."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--longmemeval", type=Path,
+                        default=SHARED / "longmemeval" / "longmemeval_s_dev30.json")
+    parser.add_argument("--lufy", type=Path, default=SHARED / "lufy" / "lufy_dev.json")
+    args = parser.parse_args()
+    rng = random.Random(44)
+    rows: list[dict[str, str]] = []
+    for name, found in (("longmemeval", longmemeval(args.longmemeval)),
+                        ("lufy", lufy(args.lufy))):
+        questions = [r for r in found if "request" not in r["group"]
+                     and "to-ai" not in r["group"]]
+        requests = [r for r in found if r not in questions]
+        rows += questions + rng.sample(requests, min(PER_SOURCE[name], len(requests)))
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    print(f"{len(rows)} examples -> {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

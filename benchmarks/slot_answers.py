@@ -1,0 +1,251 @@
+"""Which memory sentence answers a question: the learned slot score against the old rule.
+
+Each question of a newcomer chat (benchmarks/data/) is asked after the chat's earlier turns; its
+candidates are the sentences the user said before it. A candidate is right when it holds the
+answer's words and none of the words of a wrong one (the other pet, the sibling's job). Per
+question the best candidate is said back when its chance reaches the floor; the question is then
+answered right, answered wrong (another fact said with confidence), declined though an answer
+was there, or rightly declined (nothing told answers it). The learned score (answer/slot.py) is
+fitted on the dev chats and LUFY's real chats and scored on held-out chats nobody tunes on,
+beside the rule it replaced (a shared keyword or a cosine over 0.45, newest of near-equals).
+
+    python -m benchmarks.slot_answers [--json] [--write-weights]
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import common
+
+DATA = Path(__file__).resolve().parent / "data"
+DEV, HELDOUT = DATA / "newcomer_chats_dev.json", DATA / "newcomer_chats_heldout.json"
+LUFY = common.ROOT.parent / "shared" / "data" / "lufy" / "lufy_dev.json"
+LUFY_CANDIDATES = 12  # a LUFY question's candidates: its nearest user turns, as retrieval gives
+WRONG_COST = 2.0  # a wrong fact said back costs twice a question left unanswered
+FLOORS = tuple(round(0.2 + 0.05 * i, 2) for i in range(15))
+
+
+@dataclass
+class Question:
+    """A question, its candidate sentences and which of them answer it (None: unsure)."""
+
+    group: str
+    text: str
+    candidates: list[Any]
+    right: list[bool | None]
+    kind: str  # recall | unknown
+
+
+def _clauses(text: str) -> list[str]:
+    from memoryos_core.answer import courtesy
+    from memoryos_core.text import sentences
+
+    out = []
+    for s in sentences(text):
+        if "?" in s or len(s.split()) < 3:
+            continue
+        parts = courtesy.clauses(s)
+        out += [c for c in parts if len(c.split()) >= 3] + ([s] if len(parts) > 1 else [])
+    return out
+
+
+def chat_questions(chats: list[dict[str, Any]]) -> list[Question]:
+    """Every recall and unknown question of the chats with the sentences said before it."""
+    from memoryos_core.answer.slot import Candidate
+
+    out = []
+    for chat in chats:
+        said: list[Any] = []
+        for n, turn in enumerate(chat["turns"]):
+            if turn["kind"] in ("recall", "unknown") and said:
+                expect = [w.lower() for w in turn.get("expect", [])]
+                wrong = [w.lower() for w in turn.get("not", [])]
+                right: list[bool | None] = []
+                for c in said:
+                    low = c.sentence.lower()
+                    has, bad = all(w in low for w in expect), any(w in low for w in wrong)
+                    right.append(False if turn["kind"] == "unknown" or not has
+                                 else (None if bad else True))
+                out.append(Question(chat["person"], turn["text"], list(said), right,
+                                    turn["kind"]))
+            if turn["kind"] not in ("recall", "unknown"):
+                said += [Candidate(c, n, None, float(n)) for c in _clauses(turn["text"])]
+    return out
+
+
+def lufy_questions(path: Path, emb: Any) -> list[Question]:
+    """LUFY's questions with their nearest user turns as candidates; evidence turns right."""
+    from memoryos_core.answer.slot import Candidate
+
+    out = []
+    for conv in json.loads(path.read_text()):
+        turns = [(t["dia_id"], t["text"]) for k, v in conv["conversation"].items()
+                 if k.startswith("session_") and isinstance(v, list) for t in v
+                 if t["speaker"] != "AI friend" and "?" not in t["text"]]
+        if not turns:
+            continue
+        tv = np.asarray(emb.embed([t for _, t in turns]))
+        for qa in conv["qa"]:
+            qv = np.asarray(emb.embed([qa["question"]]))[0]
+            near = list(np.argsort(-(tv @ qv))[:LUFY_CANDIDATES])
+            evidence = set(qa.get("evidence") or [])
+            near += [i for i, (d, _) in enumerate(turns) if d in evidence and i not in near]
+            cands = [Candidate(turns[i][1], i, None, float(i)) for i in near]
+            out.append(Question(conv["sample_id"], qa["question"], cands,
+                                [turns[i][0] in evidence for i in near], "recall"))
+    return out
+
+
+def featurise(emb: Any, questions: list[Question]) -> list[np.ndarray]:
+    """The slot features of each question's candidates."""
+    from memoryos_core.answer.slot import pair_features
+
+    out = []
+    for q in questions:
+        vecs = np.asarray(emb.embed([q.text] + [c.sentence for c in q.candidates]))
+        out.append(pair_features(emb, q.text, vecs[0], q.candidates, vecs[1:]))
+    return out
+
+
+def outcome(q: Question, pick: int | None) -> str:
+    """right, wrong, declined (an answer was there) or rightly_declined."""
+    answerable = any(r is True for r in q.right)
+    if pick is None:
+        return "declined" if answerable else "rightly_declined"
+    return "right" if q.right[pick] is True else "unsure" if q.right[pick] is None else "wrong"
+
+
+def choose(chances: np.ndarray, q: Question, floor: float) -> int | None:
+    """The candidate said back: the likeliest, newest of near-equal ones, if over the floor."""
+    if not len(chances) or chances.max() < floor:
+        return None
+    return int(np.argmax(chances))
+
+
+def rule_pick(emb: Any, q: Question) -> int | None:
+    """The old rule: a shared keyword or cosine 0.45, score cos + 0.25 a word, newest of near."""
+    from memoryos_core.text import query_keywords, stem, stems_held
+
+    terms = {stem(w) for w in query_keywords(q.text)}
+    vecs = np.asarray(emb.embed([q.text] + [c.sentence for c in q.candidates]))
+    cos = vecs[1:] @ vecs[0]
+    ok = []
+    for i, c in enumerate(q.candidates):
+        hits = stems_held(c.sentence, terms)
+        if hits or cos[i] >= 0.45:
+            ok.append((float(cos[i]) + 0.25 * hits, c.timestamp or 0.0, i))
+    if not ok:
+        return None
+    best = max(s for s, _, _ in ok)
+    return max((t, s, i) for s, t, i in ok if s >= best - 0.08)[2]
+
+
+def tally(outcomes: list[str]) -> dict[str, Any]:
+    """Counts of each outcome and the cost (wrong twice, unsure and declined once)."""
+    keys = ("right", "wrong", "unsure", "declined", "rightly_declined")
+    out: dict[str, Any] = {k: outcomes.count(k) for k in keys}
+    out["questions"] = len(outcomes)
+    out["cost"] = WRONG_COST * out["wrong"] + out["declined"] + 0.5 * out["unsure"]
+    return out
+
+
+def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> Any:
+    """The logistic regression over the training pairs (unsure pairs left out), its floor from
+    grouped out-of-fold chances at the lowest cost."""
+    from memoryos_core.answer.slot import SlotModel
+    from memoryos_core.llm.classifier import fit, grouped_folds
+
+    def model_of(idx: list[int]) -> SlotModel:
+        x = [feats[i][j] for i in idx for j, r in enumerate(train[i].right) if r is not None]
+        y = ["yes" if r else "no" for i in idx for r in train[i].right if r is not None]
+        m = fit(np.asarray(x), y, ["no", "yes"], l2=1e-2, steps=400)
+        return SlotModel(m.weights[:, 1] - m.weights[:, 0], float(m.bias[1] - m.bias[0]),
+                         0.5, emb_name)
+
+    oof: list[np.ndarray] = [np.zeros(0)] * len(train)
+    for held in grouped_folds([q.group for q in train], 5):
+        part = model_of([i for i in range(len(train)) if i not in set(held.tolist())])
+        for i in held:
+            oof[i] = part.chances(feats[i])
+    costs = {f: tally([outcome(q, choose(oof[i], q, f)) for i, q in enumerate(train)])["cost"]
+             for f in FLOORS}
+    floor = min(FLOORS, key=lambda f: (costs[f], f))
+    hedges = {h: hedge_cost(train, oof, floor, h) for h in FLOORS if h < floor}
+    hedge = min(hedges, key=lambda h: (hedges[h], -h)) if hedges else 1.0
+    if not hedges or hedges[hedge] >= 0:
+        hedge = 1.0  # naming near candidates helps no one: never hedge
+    whole = model_of(list(range(len(train))))
+    return SlotModel(whole.weights, whole.bias, floor, emb_name, hedge), \
+        {"floor": costs, "hedge": hedges}
+
+
+def hedge_cost(train: list[Question], chances: list[np.ndarray], floor: float,
+               hedge: float) -> float:
+    """What "I'm not sure. You told me: …" at `hedge` costs over saying "I don't remember":
+    +1 for a question nothing told answers, -1 where a right candidate is among the two named,
+    +0.5 where the two named are wrong though an answer was there."""
+    cost = 0.0
+    for q, c in zip(train, chances, strict=True):
+        if not len(c) or c.max() >= floor:
+            continue
+        named = [i for i in np.argsort(-c)[:2] if c[i] >= hedge]
+        if not named:
+            continue
+        if not any(r is True for r in q.right):
+            cost += 1.0
+        else:
+            cost += -1.0 if any(q.right[i] is True for i in named) else 0.5
+    return cost
+
+
+def main() -> None:
+    """Fit on dev chats and LUFY, score on held-out chats beside the old rule."""
+    from memoryos_core.answer import slot
+    from memoryos_core.memory.fact_history import asks_about_past
+
+    parser = common.base_parser(__doc__ or "")
+    parser.add_argument("--write-weights", action="store_true")
+    parser.add_argument("--no-lufy", action="store_true")
+    args = parser.parse_args()
+    emb = common.embedder()
+    train = chat_questions(json.loads(DEV.read_text()))
+    if LUFY.exists() and not args.no_lufy:
+        train += lufy_questions(LUFY, emb)
+    held = chat_questions(json.loads(HELDOUT.read_text()))
+    model, costs = fit_slot(train, featurise(emb, train), emb.name)
+    if args.write_weights:
+        slot.save(model, train_questions=len(train))
+    found = [slot.answer(emb, q.text, q.candidates, past=asks_about_past(q.text), model=model)
+             for q in held]
+    learned = [outcome(q, None if f.pick is None else q.candidates.index(f.pick))
+               for q, f in zip(held, found, strict=True)]
+    hedged = [q for q, f in zip(held, found, strict=True) if f.pick is None and f.maybe]
+    rules = [outcome(q, rule_pick(emb, q)) for q in held]
+    result = common.envelope("slot_answers", {"train_questions": len(train),
+                                              "heldout_questions": len(held),
+                                              "floor": model.floor}, {"embedder": emb.name})
+    result.update({"learned": tally(learned), "rules_baseline": tally(rules),
+                   "hedged": {"questions": len(hedged),
+                              "unknown": sum(q.kind == "unknown" for q in hedged)},
+                   "weights": dict(zip(slot.FEATURES, [round(float(w), 3)
+                                                       for w in model.weights], strict=True)),
+                   "floor_costs": costs})
+    lines = [f"held-out {len(held)} questions (train {len(train)}), floor {model.floor}",
+             f"learned: {result['learned']}", f"rules:   {result['rules_baseline']}",
+             f"hedged (not sure, named candidates): {result['hedged']}, hedge {model.hedge}",
+             f"weights: {result['weights']}"]
+    for q, f, o in zip(held, found, learned, strict=True):
+        said = f.pick.sentence if f.pick is not None else \
+            ("maybe: " + " | ".join(c.sentence for c in f.maybe[:2]) if f.maybe else "-")
+        lines.append(f"  {o:16} {q.text!r} -> {said!r}")
+    common.emit(result, args.json, "\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

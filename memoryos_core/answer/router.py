@@ -1,0 +1,179 @@
+"""Which way a message goes, learned: a question on memory, a request for the model, something
+told, or small talk.
+
+The embedded model's answer layer used to decide this with regular expressions (first person,
+advice openings, greetings) tuned on a 15-message check; on other people's chats they misfired
+("I'm starting a new job, any tips?" answered "I don't remember you telling me that."). Now a
+multinomial logistic regression over the MiniLM vector the message gets anyway, beside its
+hashed words and word pairs, decides, trained on the labelled messages of answer/data/
+(written for many invented people and wordings, and real requests and questions of the
+LongMemEval and LUFY dev corpora). Measured on a held-out set nobody tunes on:
+`python -m benchmarks.routing` (docs/benchmarks.md, "Routing"). A route other than the model's
+is taken only when its probability reaches that route's floor, chosen on out-of-fold
+predictions of the training data (precision weighted twice recall): when unsure, the model
+answers, since a weak answer beats a confident "I don't remember".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..llm import Embedder
+from ..llm.classifier import SoftmaxModel, features, fit, grouped_folds
+
+ROUTES = ("memory", "model", "told", "social")
+DATA = Path(__file__).resolve().parent / "data"
+EXAMPLE_FILES = ("routes_written.jsonl", "routes_real.jsonl")
+SHIPPED = DATA / "router_weights.npz"  # fitted for SHIPPED_MODEL, checked against the data
+SHIPPED_MODEL = "all-MiniLM-L6-v2"
+FOLDS = 5
+FLOOR_GRID = tuple(round(0.30 + 0.05 * i, 2) for i in range(13))  # 0.30 .. 0.90
+PRECISION_BETA = 0.5  # F-beta with beta 0.5: precision counts twice recall
+STEPS, L2 = 300, 1e-3
+
+
+@dataclass(frozen=True)
+class Routed:
+    """A message's route, the probability of each route, and why."""
+
+    route: str
+    probabilities: dict[str, float]
+    floor: float = 0.0
+    unsure: bool = False  # the best route was not the model's but under its floor
+
+    def view(self) -> dict[str, Any]:
+        """The decision as the trace shows it."""
+        return {"route": self.route, "unsure": self.unsure, "floor": self.floor,
+                "probabilities": {k: round(v, 3) for k, v in self.probabilities.items()}}
+
+
+@dataclass
+class Router:
+    """A fitted route model and the probability floor of each route other than the model's."""
+
+    model: SoftmaxModel
+    floors: dict[str, float] = field(default_factory=dict)
+
+    def decide(self, probs: np.ndarray) -> Routed:
+        """The route for one row of probabilities: the best, or the model's below its floor."""
+        named = {c: float(p) for c, p in zip(self.model.classes, probs, strict=True)}
+        best = max(named, key=lambda c: named[c])
+        floor = self.floors.get(best, 0.0)
+        if best != "model" and named[best] < floor:
+            return Routed("model", named, floor, unsure=True)
+        return Routed(best, named, floor)
+
+
+def examples(files: tuple[str, ...] = EXAMPLE_FILES) -> list[dict[str, str]]:
+    """The labelled messages the router learns from."""
+    rows: list[dict[str, str]] = []
+    for name in files:
+        path = DATA / name
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    return rows
+
+
+def data_hash(rows: list[dict[str, str]]) -> str:
+    """A digest of the examples and the fit's settings: shipped weights must match it."""
+    blob = json.dumps([rows, STEPS, L2, FOLDS, FLOOR_GRID], sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _x(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    return features(np.asarray(embedder.embed(texts), dtype=np.float32), texts)
+
+
+def choose_floors(probs: np.ndarray, labels: list[str], classes: list[str]) -> dict[str, float]:
+    """Each non-model route's floor: the one of FLOOR_GRID with the best F0.5 for the route
+    on out-of-fold probabilities (a row under its floor counts as the model's)."""
+    gold = np.array(labels)
+    floors = {}
+    for k, route in enumerate(classes):
+        if route == "model":
+            continue
+        best_floor, best_f = FLOOR_GRID[0], -1.0
+        top = probs.argmax(axis=1) == k
+        for floor in FLOOR_GRID:
+            said = top & (probs[:, k] >= floor)
+            tp = float(np.sum(said & (gold == route)))
+            precision = tp / max(1.0, float(said.sum()))
+            recall = tp / max(1.0, float(np.sum(gold == route)))
+            b2 = PRECISION_BETA ** 2
+            f = (1 + b2) * precision * recall / max(1e-9, b2 * precision + recall)
+            if f > best_f + 1e-9:
+                best_floor, best_f = floor, f
+        floors[route] = best_floor
+    return floors
+
+
+def train(embedder: Embedder, rows: list[dict[str, str]]) -> Router:
+    """Fit on every example; floors from grouped (by person) out-of-fold predictions."""
+    texts = [r["text"] for r in rows]
+    labels = [r["route"] for r in rows]
+    x = _x(embedder, texts)
+    classes = list(ROUTES)
+    oof = np.zeros((len(rows), len(classes)), dtype=np.float32)
+    for held in grouped_folds([r["person"] for r in rows], FOLDS):
+        keep = np.setdiff1d(np.arange(len(rows)), held)
+        part = fit(x[keep], [labels[i] for i in keep], classes, l2=L2, steps=STEPS)
+        oof[held] = part.probabilities(x[held])
+    return Router(fit(x, labels, classes, l2=L2, steps=STEPS),
+                  choose_floors(oof, labels, classes))
+
+
+def save(router: Router, path: Path, digest: str) -> None:
+    """Write a router's weights and floors, stamped with the data digest."""
+    np.savez_compressed(path, weights=router.model.weights, bias=router.model.bias,
+                        classes=np.array(router.model.classes),
+                        floors=np.array([router.floors.get(c, 0.0)
+                                         for c in router.model.classes]),
+                        digest=np.array(digest))
+
+
+def load(path: Path, digest: str) -> Router | None:
+    """The router saved at `path`, or None when it was fitted on other data."""
+    if not path.exists():
+        return None
+    with np.load(path) as saved:
+        if str(saved["digest"]) != digest:
+            return None
+        classes = [str(c) for c in saved["classes"]]
+        model = SoftmaxModel(classes, saved["weights"], saved["bias"])
+        floors = {c: float(f) for c, f in zip(classes, saved["floors"], strict=True)
+                  if c != "model"}
+    return Router(model, floors)
+
+
+_ROUTERS: dict[str, Router] = {}
+_LOCK = threading.Lock()
+
+
+def router_for(embedder: Embedder) -> Router:
+    """The router for this embedding model: the shipped weights for MiniLM, else fitted once
+    per process (another model, the tests' hashing embedder)."""
+    name = str(getattr(embedder, "name", ""))
+    with _LOCK:
+        found = _ROUTERS.get(name)
+        if found is None:
+            rows = examples()
+            found = load(SHIPPED, data_hash(rows)) if name == SHIPPED_MODEL else None
+            if found is None:
+                found = train(embedder, rows)
+            _ROUTERS[name] = found
+    return found
+
+
+def route(embedder: Embedder, text: str, vector: np.ndarray | None = None) -> Routed:
+    """The route of one message (its embedding given where it was computed already)."""
+    router = router_for(embedder)
+    vec = np.asarray(embedder.embed([text]) if vector is None else vector[None, :],
+                     dtype=np.float32)
+    return router.decide(router.model.probabilities(features(vec, [text]))[0])

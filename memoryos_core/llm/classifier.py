@@ -1,0 +1,105 @@
+"""A small learned classifier: multinomial logistic regression over text features, in numpy.
+
+Decisions about language (which route a message takes, whether a sentence answers a question)
+are made by a model trained on labelled examples kept in the repository and measured on a split
+nobody tunes on, not by hand-written rules. Features are the sentence embedding we already
+compute and a hashed bag of the message's words and word pairs (so "my dog's name" and "a name
+for my dog" differ where their embeddings barely do). No scikit-learn: the fit is a few hundred
+full-batch Adam steps, well under a second for a few thousand examples.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+HASHED_FEATURES = 2048  # buckets for words and word pairs
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[?!]")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased words, with '?' and '!' kept as tokens (they mark questions and exclamations)."""
+    return _TOKEN.findall(text.lower().replace("’", "'"))
+
+
+def _bucket(feature: str) -> int:
+    # blake2b, not hash(): Python salts str hashes per process, features must not change
+    return int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=4).digest(),
+                          "little") % HASHED_FEATURES
+
+
+def hashed_ngrams(texts: Sequence[str]) -> np.ndarray:
+    """Each text's words and word pairs (with a start mark), hashed and L2-normalised."""
+    out = np.zeros((len(texts), HASHED_FEATURES), dtype=np.float32)
+    for i, text in enumerate(texts):
+        said = ["<s>", *tokens(text)]
+        for a, b in zip(said, said[1:], strict=False):
+            out[i, _bucket(b)] += 1.0
+            out[i, _bucket(a + " " + b)] += 1.0
+        norm = float(np.linalg.norm(out[i]))
+        if norm:
+            out[i] /= norm
+    return out
+
+
+def features(vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+    """The classifier's input: the sentence embeddings beside the hashed words of the texts."""
+    return np.hstack([np.asarray(vectors, dtype=np.float32), hashed_ngrams(texts)])
+
+
+@dataclass
+class SoftmaxModel:
+    """Weights of a fitted multinomial logistic regression and its class names."""
+
+    classes: list[str]
+    weights: np.ndarray  # (features, classes)
+    bias: np.ndarray  # (classes,)
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """Each row's class probabilities, in `classes` order."""
+        logits = np.asarray(x, dtype=np.float32) @ self.weights + self.bias
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        out: np.ndarray = e / e.sum(axis=1, keepdims=True)
+        return out
+
+
+def fit(x: np.ndarray, labels: Sequence[str], classes: Sequence[str], l2: float = 1e-3,
+        steps: int = 400, rate: float = 0.05, seed: int = 0) -> SoftmaxModel:
+    """Multinomial logistic regression with L2, classes weighted to equal total weight."""
+    x = np.asarray(x, dtype=np.float32)
+    index = {c: i for i, c in enumerate(classes)}
+    y = np.array([index[lab] for lab in labels])
+    onehot = np.eye(len(classes), dtype=np.float32)[y]
+    counts = np.bincount(y, minlength=len(classes)).astype(np.float32)
+    sample_w = (len(y) / (len(classes) * np.maximum(counts, 1.0)))[y][:, None]
+    rng = np.random.default_rng(seed)
+    w = rng.normal(0, 0.01, (x.shape[1], len(classes))).astype(np.float32)
+    b = np.zeros(len(classes), dtype=np.float32)
+    m_w, v_w = np.zeros_like(w), np.zeros_like(w)
+    m_b, v_b = np.zeros_like(b), np.zeros_like(b)
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    for step in range(1, steps + 1):
+        p = SoftmaxModel(list(classes), w, b).probabilities(x)
+        grad = (p - onehot) * sample_w / len(y)
+        g_w = x.T @ grad + l2 * w
+        g_b = grad.sum(axis=0)
+        for g, m, v, param in ((g_w, m_w, v_w, w), (g_b, m_b, v_b, b)):
+            m *= beta1
+            m += (1 - beta1) * g
+            v *= beta2
+            v += (1 - beta2) * g * g
+            param -= rate * (m / (1 - beta1 ** step)) / (np.sqrt(v / (1 - beta2 ** step)) + eps)
+    return SoftmaxModel(list(classes), w, b)
+
+
+def grouped_folds(groups: Sequence[str], folds: int) -> list[np.ndarray]:
+    """Index arrays of `folds` folds that keep each group (a person, a source) in one fold."""
+    names = sorted(set(groups), key=lambda g: hashlib.blake2b(g.encode(), digest_size=4)
+                   .hexdigest())
+    fold_of = {g: i % folds for i, g in enumerate(names)}
+    return [np.array([i for i, g in enumerate(groups) if fold_of[g] == f]) for f in range(folds)]
