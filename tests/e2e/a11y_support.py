@@ -67,8 +67,8 @@ def seed_user(page: Page, username: str, fake: Any) -> Seeded:
     fake.enqueue(*REPLIES)
     for text in CHATS:
         before = page.locator("#messages article.exchange:not(.streaming)").count()
-        page.get_by_label("Message").fill(text)
-        page.get_by_label("Message").press("Enter")
+        page.get_by_label("Message", exact=True).fill(text)
+        page.get_by_label("Message", exact=True).press("Enter")
         expect(page.locator("#messages article.exchange:not(.streaming)")).to_have_count(
             before + 1, timeout=WAIT)
     page.goto("/versions")

@@ -181,7 +181,7 @@ def send_chat(page: Page, text: str, timeout: float = WAIT) -> Any:
     # A click that changes page (Temporary chat, Memory off) returns before chat.js wires Enter.
     expect(page.locator("#chat-form[data-ready=true]")).to_have_count(1)
     before = exchanges(page).count()
-    box = page.get_by_label("Message")
+    box = page.get_by_label("Message", exact=True)
     box.fill(text)
     box.press("Enter")
     expect(exchanges(page)).to_have_count(before + 1, timeout=timeout)

@@ -59,7 +59,7 @@ def visit(page: Page, path: str) -> None:
 
 @pytest.mark.parametrize(("size", "theme"), VIEWS, ids=[f"{s}-{t}" for s, t in VIEWS])
 def test_axe_every_page_has_no_violations(views: Views, seeded: Seeded, size: str,
-                                          theme: str) -> None:
+                                          theme: str, fake_openai: Any) -> None:
     found: dict[str, list[str]] = {}
     for logged_in, paths in ((True, seeded.paths), (False, logged_out_paths())):
         page = views.get(size, theme, logged_in)
@@ -76,6 +76,14 @@ def test_axe_every_page_has_no_violations(views: Views, seeded: Seeded, size: st
     expect(page.locator("#import-preview table")).to_be_visible()
     if problems := axe_violations(page):
         found["import preview"] = problems
+    # Settings after Test connection (issue 45): the result and the list of models to pick.
+    visit(page, "/settings")
+    page.get_by_label("Base URL").fill(fake_openai.base_url)
+    page.get_by_role("button", name="Test connection").click()
+    expect(page.locator("#endpoint-test")).to_contain_text("Connected")
+    expect(page.locator("select#model")).to_be_visible()
+    if problems := axe_violations(page):
+        found["settings, connection tested"] = problems
     report = "\n".join(f"{where}:\n  " + "\n  ".join(lines) for where, lines in found.items())
     assert not found, f"axe-core violations at {size}, {theme}:\n{report}"
 
