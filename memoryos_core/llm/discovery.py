@@ -187,7 +187,7 @@ def probe_one(host: str, port: int, connect_timeout: float = 0.3,
     models = _chat_models(ids)
     if not models:
         return None
-    label = OWNERS.get(owner or "") or LOCAL_PORTS.get(port) or f"a server on port {port}"
+    label = OWNERS.get(owner or "") or LOCAL_PORTS.get(port) or f"port {port}"
     return Server(base_url, label, models)
 
 
