@@ -25,6 +25,7 @@ import numpy as np
 
 from . import common
 from .supersession_pairs import (
+    CHAT_NOT_UPDATES,
     COLOURS,
     FIRST_NOT_UPDATES,
     FIRST_UPDATES,
@@ -174,7 +175,8 @@ def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) ->
                                        for o, n, c in pairs]
         result["conversations"][sample] = row
     sets = {"all": (UPDATES, NOT_UPDATES), "first": (FIRST_UPDATES, FIRST_NOT_UPDATES),
-            "new": (NEW_UPDATES, NEW_NOT_UPDATES), "meaning": (MEANING_UPDATES, MEANING_NOT_UPDATES)}
+            "new": (NEW_UPDATES, NEW_NOT_UPDATES), "meaning": (MEANING_UPDATES, MEANING_NOT_UPDATES),
+            "chat": ([], CHAT_NOT_UPDATES)}
     written: dict[str, Any] = {}
     for name, (ups, nots) in sets.items():
         up, no = _pair_decisions(ups, emb, merge, bound), _pair_decisions(nots, emb, merge, bound)
@@ -241,7 +243,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 print(f"  {rule:6} {p['cos']:.3f}  {p['old'][:88]!r}\n"
                       f"                -> {p['new'][:88]!r} {p.get('attrs', '')}")
     written = result["written_pairs"]
-    for name in ("all", "first", "new", "meaning"):
+    for name in ("all", "first", "new", "meaning", "chat"):
         for rule in RULES:
             print(f"written pairs ({name}), rule {rule}: {json.dumps(written[name][rule])}")
     for rule in RULES:

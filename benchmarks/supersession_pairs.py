@@ -126,12 +126,37 @@ MEANING_NOT_UPDATES = [
     ("My cousin plays the violin.", "My cousin also sings in a choir."),
     ("I have two sisters.", "My sister Jade is a dentist."),
 ]
+# chat that only touches a one-value kind (issue 44: long human-human chats, where the learned
+# kinds first replaced 26-36 facts a conversation): feelings, efforts, trips and doings beside
+# a job, a partner, a car or a home; both hold. Written for this benchmark, as the rest.
+CHAT_NOT_UPDATES = [
+    ("I'm married to Leo.", "I feel so lucky to have people who love me."),
+    ("My girlfriend and I got engaged in June.",
+     "We told my grandparents about the engagement last night."),
+    ("I drive a Mazda 3.", "Last month I drove somewhere beautiful with my sister."),
+    ("I work as an accountant.", "Work has been exhausting this week."),
+    ("I lost my job at the warehouse.", "I'm not going to give up, whatever happens."),
+    ("I live in Cardiff.", "That park near my home is my happy place."),
+    ("I'm looking into nursing as a career.", "I'm still searching for nursing jobs."),
+    ("I'm studying biology at Leeds.", "I volunteered at a youth centre last weekend."),
+    ("We're looking for a space to rent for our bakery.",
+     "Finding a good location has been tricky, but we won't stop."),
+    ("My husband and I have been married ten years.",
+     "We both have families who are always there for us."),
+    ("I went to a climate conference on Monday.", "I joined a new volunteering group on Friday."),
+    ("I started a new diet last week.", "Great news: I'm a coach at my running club now!"),
+    ("I bought a Prius last spring.", "We took the car for a long drive to the lake."),
+    ("I work in sales at a car dealer.", "My manager praised my presentation today."),
+    ("I'm dating Nadia.", "Nadia and I went to a jazz concert on Saturday."),
+    ("I teach yoga at a studio downtown.", "Seeing my students improve keeps me going."),
+]
 # a run of statements in time order: facts that should stay current at the end (none replaced)
 COLOURS = [f"I like colour number {n}." for n in range(1, 34)]
 TWO_PETS = ["I have a dog called Rex.", "I also have a cat called Misty."]
 
 UPDATES = FIRST_UPDATES + NEW_UPDATES + MEANING_UPDATES
-NOT_UPDATES = FIRST_NOT_UPDATES + NEW_NOT_UPDATES + MEANING_NOT_UPDATES
+NOT_UPDATES = (FIRST_NOT_UPDATES + NEW_NOT_UPDATES + MEANING_NOT_UPDATES
+               + CHAT_NOT_UPDATES)
 
 # the attribute of each statement above (memory/attributes.py's names; None: none of them)
 _HOME = ["I live in Paris, near the Canal Saint-Martin, with my partner.",

@@ -7,7 +7,10 @@ status, the school, the age, the phone, a favourite), a many-valued kind, where 
 (likes, pets, hobbies, people), or other (events, plans, feelings). "I work as a teacher" ->
 "I started a new job as a software tester" is a job replaced though no name changed; "I like
 colour number 5" -> "I like colour number 6" are two likes. Whose fact it is comes from its
-words (`attributes.holder`): "my sister lives in Rome" is not the user's home. Figures:
+words (`attributes.holder`): "my sister lives in Rome" is not the user's home. A one-value
+kind counts only at the probability `floor` chosen on out-of-fold predictions, and a fact of no
+one-value kind is replaced only when a measure changed: long chats are mostly feelings,
+efforts and doings beside a job or a partner, and a fact wrongly replaced is lost. Figures:
 `python -m benchmarks.supersession` (docs/benchmarks.md, "Facts over time").
 """
 
@@ -22,20 +25,50 @@ from . import attributes, fact_history, learned
 DATA = "fact_kinds.tsv"
 ONE_VALUE = frozenset({"home", "job", "commute", "partner", "school", "age", "phone",
                        "favourite"})
-CONFIDENT = 0.5  # a kind counts when its probability reaches this (set a priori, not tuned)
+CONFIDENT = 0.5  # the least probability a kind may need (the floor is chosen above it)
+FLOORS = tuple(round(0.5 + 0.05 * i, 2) for i in range(10))  # 0.5 .. 0.95
+BETA = 0.5  # F-beta of the floor: a fact wrongly replaced is lost, one missed stays current
+_FLOOR: dict[str, float] = {}
 _FAVOURITE = frozenset({"favourite", "favorite", "favourit", "best", "all-time", "time",
                         "these", "days", "always", "been", "right", "now", "number", "one"})
 
 
+def floor(embedder: Any) -> float:
+    """The probability a one-value kind needs to count: of FLOORS, the one with the best
+    F-beta (beta 0.5) of "a one-value kind, and the right one" over the out-of-fold predictions
+    of the training split (learned.out_of_fold; the held-out split and the benchmarks' pairs
+    are never looked at). Long chats are mostly feelings, plans and doings that only touch a
+    job or a partner: a doubtful kind must not replace a fact."""
+    name = str(getattr(embedder, "name", ""))
+    if name not in _FLOOR:
+        got = learned.out_of_fold(DATA, embedder) or []
+        truth = sum(1 for lab, _, _ in got if lab in ONE_VALUE)
+        best, best_f = CONFIDENT, -1.0
+        for least in FLOORS:
+            said = [(lab, cls) for lab, cls, p in got if cls in ONE_VALUE and p >= least]
+            right = sum(1 for lab, cls in said if lab == cls)
+            if not right:
+                continue
+            prec, rec = right / len(said), right / truth
+            f = (1 + BETA**2) * prec * rec / (BETA**2 * prec + rec)
+            if f > best_f:
+                best, best_f = least, f
+        _FLOOR[name] = best
+    return _FLOOR[name]
+
+
 def classify_many(vecs: np.ndarray, embedder: Any) -> list[str] | None:
-    """The kind of each statement ('' when no kind is confident), or None when the kinds were
-    not measured for this embedding model (the tests' hashing embedder)."""
+    """The kind of each statement ('' when no kind is confident: a one-value kind needs
+    `floor`, the others CONFIDENT), or None when the kinds were not measured for this
+    embedding model (the tests' hashing embedder)."""
     model = learned.model_for(DATA, embedder, train_only=False)
     if model is None:
         return None
     if len(vecs) == 0:
         return []
-    return [kind if p >= CONFIDENT else "" for kind, p in model.predict(np.asarray(vecs))]
+    least = floor(embedder)
+    return [kind if p >= (least if kind in ONE_VALUE else CONFIDENT) else ""
+            for kind, p in model.predict(np.asarray(vecs))]
 
 
 def _subject(text: str) -> set[str]:
@@ -66,7 +99,9 @@ def replaces(old: str, new: str, cos: float, merge: float, old_kind: str, new_ki
         return fact_history.other_value(old, new, "pet")
     if old_kind in ONE_VALUE or new_kind in ONE_VALUE:
         return False
-    return fact_history.same_subject_other_value(old, new, cos, merge, least)
+    # events, feelings, hobbies: both hold, unless a measure of one subject changed
+    return fact_history.numbers_differ(old, new) and \
+        fact_history.same_subject_other_value(old, new, cos, merge, least)
 
 
 def to_replace(scored: list[tuple[float, dict[str, Any]]], text: str, kind: str, merge: float,

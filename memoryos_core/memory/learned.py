@@ -91,6 +91,14 @@ def fit(vecs: np.ndarray, labels: list[str]) -> Softmax:
 
 
 _MODELS: dict[tuple[str, str], Softmax] = {}
+_OUT_OF_FOLD: dict[tuple[str, str], list[tuple[str, str, float]]] = {}
+FOLDS = 5  # out-of-fold predictions: the training split in this many parts (hash of the text)
+
+
+def fold(text: str) -> int:
+    """The fold of a training sentence (a hash other than the held-out one's)."""
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=4, person=b"fold").digest()
+    return int.from_bytes(digest, "little") % FOLDS
 
 
 def model_for(name: str, embedder: Any, train_only: bool = True) -> Softmax | None:
@@ -105,6 +113,28 @@ def model_for(name: str, embedder: Any, train_only: bool = True) -> Softmax | No
         vecs = np.asarray(embedder.embed([t for _, t in rows]), dtype=np.float32)
         _MODELS[key] = fit(vecs, [lab for lab, _ in rows])
     return _MODELS[key]
+
+
+def out_of_fold(name: str, embedder: Any) -> list[tuple[str, str, float]] | None:
+    """(label, predicted class, its probability) of every training-split sentence, each
+    predicted by a model fitted on the other folds: what thresholds are chosen on (the
+    held-out split stays unseen). None when the embedder was not measured."""
+    if str(getattr(embedder, "name", "")) not in MEASURED:
+        return None
+    key = (name, embedder.name)
+    if key not in _OUT_OF_FOLD:
+        rows = split(read(name))[0]
+        vecs = np.asarray(embedder.embed([t for _, t in rows]), dtype=np.float32)
+        parts = np.array([fold(t) for _, t in rows])
+        got: list[tuple[str, str, float]] = [("", "", 0.0)] * len(rows)
+        for f in range(FOLDS):
+            train = parts != f
+            model = fit(vecs[train], [lab for (lab, _), t in zip(rows, train, strict=True) if t])
+            for i, (cls, p) in zip(np.flatnonzero(~train), model.predict(vecs[~train]),
+                                   strict=True):
+                got[int(i)] = (rows[int(i)][0], cls, p)
+        _OUT_OF_FOLD[key] = got
+    return _OUT_OF_FOLD[key]
 
 
 def scores(name: str, embedder: Any) -> dict[str, Any]:

@@ -29,6 +29,26 @@ def test_fact_kinds_one_value_kind_of_one_holder_replaces_without_a_name():
     assert not fact_kinds.replaces("I'm 30.", "I'm 30.", 0.99, MERGE, "age", "age")
 
 
+def test_fact_kinds_events_and_feelings_both_hold_unless_a_measure_changed():
+    assert not fact_kinds.replaces("So much happened: I went to a conference.",
+                                   "A lot happened: I joined a new group.", 0.7, MERGE,
+                                   "other", "other")
+    assert fact_kinds.replaces("I run about 20 miles a week.", "I'm up to 35 miles a week now.",
+                               0.7, MERGE, "hobby", "hobby")
+
+
+@pytest.mark.real_model  # the floor is chosen on MiniLM's out-of-fold predictions
+def test_fact_kinds_floor_is_chosen_out_of_fold_and_chat_has_no_kind(embedder):
+    if learned.model_for(fact_kinds.DATA, embedder) is None:
+        pytest.skip("the kinds are measured for MiniLM only")
+    assert fact_kinds.CONFIDENT <= fact_kinds.floor(embedder) <= max(fact_kinds.FLOORS)
+    got = learned.out_of_fold(fact_kinds.DATA, embedder)
+    assert got is not None and len(got) == len(learned.split(learned.read(fact_kinds.DATA))[0])
+    chat = ["Thanks for always having my back!", "We'll get through this together."]
+    kinds = fact_kinds.classify_many(embedder.embed(chat), embedder) or []
+    assert not set(kinds) & fact_kinds.ONE_VALUE
+
+
 def test_fact_kinds_favourites_of_different_things_both_hold():
     assert fact_kinds.replaces("My favourite food is sushi.", "My favourite food is now pho.",
                                0.8, MERGE, "favourite", "favourite")
