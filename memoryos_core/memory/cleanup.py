@@ -7,7 +7,9 @@ store_meta), and on a user's rows when a version of theirs is restored: each ans
 evidence line and its page is embedded again (the page vector and the keyword index were made
 with the line in); each fact that is the app's text, and each assistant fact that copies a
 user line of its pages, is deleted, the facts it had replaced taking its place in their
-history. Facts the user wrote or corrected stay.
+history; so is each assistant fact whose every source page was answered by the embedded model
+or the app (`exchanges.answered_by`, memory/provenance.py: only what a real assistant said is
+its fact; version 2). Facts the user wrote or corrected stay.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import facts as facts_db
 from ..storage.tables import store_meta as store_meta_db
 from .app_text import copies_user, is_app_text, without_evidence
+from .provenance import APP, EMBEDDED
 
-VERSION = "1"  # bump to run a changed cleanup again on every store
+VERSION = "2"  # bump to run a changed cleanup again on every store
 
 
 class Cleaned(TypedDict):
@@ -35,15 +38,22 @@ class Cleaned(TypedDict):
     facts: int  # facts deleted
 
 
-def doomed_facts(rows: list[dict[str, Any]], said: dict[int, str]) -> set[int]:
-    """Ids of the facts to delete: the app's text, or an assistant fact copying a user line
-    of its source pages (`said`: user text by page id); never the user's own."""
+def doomed_facts(rows: list[dict[str, Any]], said: dict[int, str],
+                 writers: dict[int, str] | None = None) -> set[int]:
+    """Ids of the facts to delete: the app's text, an assistant fact copying a user line of
+    its source pages (`said`: user text by page id), or an assistant fact whose every source
+    page the embedded model or the app answered (`writers`: answered_by by page id); never
+    the user's own."""
+    writers = writers or {}
     out: set[int] = set()
     for r in rows:
         if r.get("by_user"):
             continue
-        lines = [said[i] for i in json.loads(r["sources"]) if i in said]
-        if is_app_text(str(r["text"])) or (
+        sources = [int(i) for i in json.loads(r["sources"])]
+        lines = [said[i] for i in sources if i in said]
+        invented = r["kind"] == "assistant" and bool(sources) and all(
+            writers.get(i) in (EMBEDDED, APP) for i in sources)
+        if invented or is_app_text(str(r["text"])) or (
                 r["kind"] == "assistant" and copies_user(str(r["text"]), lines)):
             out.add(int(r["id"]))
     return out
@@ -95,7 +105,9 @@ def clean_rows(store: BaseStore, embedder: Embedder, conn: Connection,
     vecs = list(embedder.embed([f"User: {p['user_text']}\nAssistant: {p['new']}"
                                 for p in pages])) if pages else []
     facts = facts_db.all_facts(conn, user_id)
-    said = exchanges_db.user_texts(conn, [i for r in facts for i in json.loads(r["sources"])])
+    source_ids = [i for r in facts for i in json.loads(r["sources"])]
+    said = exchanges_db.user_texts(conn, source_ids)
+    writers = exchanges_db.answer_writers(conn, source_ids)
     by_user: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in facts:
         by_user[str(r["user_id"])].append(r)
@@ -106,7 +118,7 @@ def clean_rows(store: BaseStore, embedder: Embedder, conn: Connection,
             store.put_vector(conn, page["user_id"], "page", int(page["id"]), vec)
             changed[page["user_id"]]["answers"] += 1
     for owner, rows in by_user.items():
-        doomed = doomed_facts(rows, said)
+        doomed = doomed_facts(rows, said, writers)
         if not doomed:
             continue
         for fid, (until, successor) in relinks(rows, doomed).items():
@@ -114,5 +126,6 @@ def clean_rows(store: BaseStore, embedder: Embedder, conn: Connection,
         facts_db.delete_facts(conn, owner, sorted(doomed))
         changed[owner]["facts"] += len(doomed)
     for owner, counts in changed.items():  # each user's event log says what changed
-        store.log_event(conn, owner, "cleanup", dict(counts, reason="the app's own text"))
+        store.log_event(conn, owner, "cleanup", dict(counts, reason="the app's own text"
+                                                       " and the embedded model's"))
     return dict(changed)

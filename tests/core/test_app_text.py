@@ -184,3 +184,37 @@ def test_relinks_follow_past_deleted_facts():
             {"id": 5, "superseded_by": 6, "valid_until": 40.0},
             {"id": 6, "superseded_by": None, "valid_until": None}]
     assert cleanup.relinks(rows, {2, 3, 6}) == {1: (30.0, 4), 5: (None, None)}
+
+
+def test_cleanup_deletes_assistant_facts_only_the_embedded_model_or_the_app_said(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    for i, (u, a) in enumerate([("Hi there.", "I spent the morning at the beach."),
+                                ("What do I like?", "You like tea."),
+                                ("Any tips?", "I always carry an umbrella.")]):
+        engine.add_exchange("u1", u, a, timestamp=T0 + i * 600)
+    pages = {p["user"]: p["id"] for p in engine.recent_exchanges("u1")}
+    writer = {"Hi there.": "embedded", "What do I like?": "app", "Any tips?": "model"}
+    facts = [("assistant", "I spent the morning at the beach.", ["Hi there."]),
+             ("assistant", "The assistant likes tea.", ["What do I like?", "Hi there."]),
+             ("assistant", "I always carry an umbrella.", ["Any tips?", "Hi there."]),
+             ("user", "The user said hi.", ["Hi there."])]
+    with engine.store.transaction("u1") as conn:
+        for user_text, by in writer.items():
+            conn.execute("UPDATE exchanges SET answered_by = ? WHERE id = ?",
+                         (by, pages[user_text]))
+        for kind, text, sources in facts:
+            row = conn.execute(
+                "INSERT INTO facts (user_id, kind, text, norm, sources, created_at, updated_at,"
+                " valid_from) VALUES ('u1', ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (kind, text, text.lower(), json.dumps([pages[s] for s in sources]), T0, T0,
+                 T0)).fetchone()
+            engine.store.put_vector(conn, "u1", "fact", int(row[0]),
+                                    engine.ctx.embedder.embed([text])[0], new=True)
+        conn.execute("DELETE FROM store_meta WHERE key = ?", (store_meta_db.DONE_KEY,))
+    reopened = make_engine(consolidation="extractive", analysis="extractive")
+    memory = reopened.state("u1")["long_term"]
+    # a real assistant said the umbrella among its pages; the user's fact is the user's
+    assert [f["text"] for f in memory["assistant_facts"]] == ["I always carry an umbrella."]
+    assert [f["text"] for f in memory["user_facts"]] == ["The user said hi."]
+    events = [e for e in reopened.events("u1") if e["kind"] == "cleanup"]
+    assert events and events[0]["detail"]["facts"] == 2

@@ -344,6 +344,19 @@ def user_texts(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
     return out
 
 
+def answer_writers(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
+    """Who wrote the answer of some exchanges (`answered_by`; '' imported or given)."""
+    out: dict[int, str] = {}
+    wanted = sorted({int(i) for i in ids})
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for r in conn.execute(f"SELECT id, answered_by FROM exchanges WHERE id IN ({marks})",
+                              chunk).fetchall():
+            out[int(r[0])] = str(r[1] or "")
+    return out
+
+
 def set_answer(conn: Connection, user_id: str, page_id: int, old: str, new: str) -> bool:
     """Give one exchange a new answer text, when it still holds `old` (the keyword index
     follows: SQLite's update trigger of migration 10, PostgreSQL's generated tsvector)."""
