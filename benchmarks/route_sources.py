@@ -4,8 +4,10 @@ Labels come from where a message stands in its corpus, never from a rule on its 
 turn of a LongMemEval history that asks something ('?') is a request to the assistant (model);
 LongMemEval's own questions ask what was said earlier (memory), except its preference
 questions, which ask for advice (model); a LUFY participant's turn that asks the AI friend
-something is a request (model); LUFY's questions on a participant are memory questions naming a
-person. Licences: LongMemEval MIT, LUFY CC BY 4.0 (attribution in answer/data/README.md).
+something is a request (model). LUFY's own questions are left out: they ask about the
+participant in the third person ("What will Alexander drink in Mexico?"), as an evaluator does,
+not as a person asks in a chat; learned from, they made "What is the capital of France?" a
+question on memory. Licences: LongMemEval MIT, LUFY CC BY 4.0 (attribution in answer/data/README.md).
 
     python -m benchmarks.route_sources [--longmemeval FILE] [--lufy FILE]
 """
@@ -21,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "memoryos_core" / "answer" / "data" / "routes_real.jsonl"
 SHARED = ROOT.parent / "shared" / "data"
 MAX_CHARS = 300  # chat messages, not pasted documents
-PER_SOURCE = {"longmemeval": 420, "lufy": 240}
+PER_SOURCE = {"longmemeval": 1200, "lufy": 400}
 
 
 def _short(text: str) -> bool:
@@ -47,13 +49,10 @@ def longmemeval(path: Path) -> list[dict[str, str]]:
 
 
 def lufy(path: Path) -> list[dict[str, str]]:
-    """LUFY participants' questions to the AI friend (model) and questions on them (memory)."""
+    """LUFY participants' questions to the AI friend (model)."""
     out, seen = [], set()
     for conv in json.loads(path.read_text()):
         person = "lufy-" + conv["sample_id"].rsplit("-", 1)[-1].lower()
-        for qa in conv["qa"]:
-            out.append({"text": qa["question"], "route": "memory", "person": person,
-                        "group": "lufy-question"})
         for key, turns in conv["conversation"].items():
             if not key.startswith("session_") or not isinstance(turns, list):
                 continue

@@ -24,7 +24,8 @@ import numpy as np
 from . import common
 
 DATA = Path(__file__).resolve().parent / "data"
-DEV, HELDOUT = DATA / "newcomer_chats_dev.json", DATA / "newcomer_chats_heldout.json"
+DEV = sorted(DATA.glob("newcomer_chats_dev*.json"))
+HELDOUT = DATA / "newcomer_chats_heldout.json"
 LUFY = common.ROOT.parent / "shared" / "data" / "lufy" / "lufy_dev.json"
 LUFY_CANDIDATES = 12  # a LUFY question's candidates: its nearest user turns, as retrieval gives
 WRONG_COST = 2.0  # a wrong fact said back costs twice a question left unanswered
@@ -40,6 +41,7 @@ class Question:
     candidates: list[Any]
     right: list[bool | None]
     kind: str  # recall | unknown
+    setting: Any = None  # slot.Setting, set by featurise
 
 
 def _clauses(text: str) -> list[str]:
@@ -104,12 +106,13 @@ def lufy_questions(path: Path, emb: Any) -> list[Question]:
 
 def featurise(emb: Any, questions: list[Question]) -> list[np.ndarray]:
     """The slot features of each question's candidates."""
-    from memoryos_core.answer.slot import pair_features
+    from memoryos_core.answer.slot import pair_features, setting
 
     out = []
     for q in questions:
         vecs = np.asarray(emb.embed([q.text] + [c.sentence for c in q.candidates]))
         out.append(pair_features(emb, q.text, vecs[0], q.candidates, vecs[1:]))
+        q.setting = setting(emb, q.text, vecs[0], vecs[1:], q.candidates)
     return out
 
 
@@ -119,13 +122,6 @@ def outcome(q: Question, pick: int | None) -> str:
     if pick is None:
         return "declined" if answerable else "rightly_declined"
     return "right" if q.right[pick] is True else "unsure" if q.right[pick] is None else "wrong"
-
-
-def choose(chances: np.ndarray, q: Question, floor: float) -> int | None:
-    """The candidate said back: the likeliest, newest of near-equal ones, if over the floor."""
-    if not len(chances) or chances.max() < floor:
-        return None
-    return int(np.argmax(chances))
 
 
 def rule_pick(emb: Any, q: Question) -> int | None:
@@ -155,34 +151,56 @@ def tally(outcomes: list[str]) -> dict[str, Any]:
     return out
 
 
+SHARES = (0.0, 0.05, 0.1, 0.2, 0.5)
+
+
 def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> Any:
-    """The logistic regression over the training pairs (unsure pairs left out), its floor from
-    grouped out-of-fold chances at the lowest cost."""
-    from memoryos_core.answer.slot import SlotModel
-    from memoryos_core.llm.classifier import fit, grouped_folds
+    """The conditional logit over the training questions (a candidate holding the answer,
+    even beside a wrong word, counts as an answer; a question with none teaches "none"),
+    and its floor, hedge and one-value share from grouped out-of-fold choices at the lowest
+    cost."""
+    from memoryos_core.answer import slot
+    from memoryos_core.answer.slot_model import SlotModel, fit_choice
+    from memoryos_core.llm.classifier import grouped_folds
 
     def model_of(idx: list[int]) -> SlotModel:
-        x = [feats[i][j] for i in idx for j, r in enumerate(train[i].right) if r is not None]
-        y = ["yes" if r else "no" for i in idx for r in train[i].right if r is not None]
-        m = fit(np.asarray(x), y, ["no", "yes"], l2=1e-2, steps=400)
-        return SlotModel(m.weights[:, 1] - m.weights[:, 0], float(m.bias[1] - m.bias[0]),
-                         0.5, emb_name)
+        w, none = fit_choice([feats[i] for i in idx],
+                             [[j for j, r in enumerate(train[i].right) if r is not False]
+                              for i in idx])
+        return SlotModel(slot.FEATURES, w, none, 0.5, 1.0, emb_name)
 
-    oof: list[np.ndarray] = [np.zeros(0)] * len(train)
+    chances: list[np.ndarray] = [np.zeros(0)] * len(train)
     for held in grouped_folds([q.group for q in train], 5):
         part = model_of([i for i in range(len(train)) if i not in set(held.tolist())])
         for i in held:
-            oof[i] = part.chances(feats[i])
-    costs = {f: tally([outcome(q, choose(oof[i], q, f)) for i, q in enumerate(train)])["cost"]
-             for f in FLOORS}
-    floor = min(FLOORS, key=lambda f: (costs[f], f))
-    hedges = {h: hedge_cost(train, oof, floor, h) for h in FLOORS if h < floor}
+            chances[i] = part.choice(feats[i])
+    whole = model_of(list(range(len(train))))
+
+    def outcomes(floor: float, share: float) -> list[str]:
+        probe = SlotModel(slot.FEATURES, whole.weights, whole.none_score, floor, 1.0, emb_name,
+                          share)
+        return [outcome(q, choose(c, q, probe)) for q, c in zip(train, chances, strict=True)]
+
+    costs = {(f, s): tally(outcomes(f, s))["cost"] for f in FLOORS for s in SHARES}
+    floor, share = min(costs, key=lambda k: (costs[k], k[0], -k[1]))
+    hedges = {h: hedge_cost(train, chances, floor, h) for h in FLOORS if h < floor}
     hedge = min(hedges, key=lambda h: (hedges[h], -h)) if hedges else 1.0
     if not hedges or hedges[hedge] >= 0:
         hedge = 1.0  # naming near candidates helps no one: never hedge
-    whole = model_of(list(range(len(train))))
-    return SlotModel(whole.weights, whole.bias, floor, emb_name, hedge), \
-        {"floor": costs, "hedge": hedges}
+    model = SlotModel(slot.FEATURES, whole.weights, whole.none_score, floor, hedge, emb_name,
+                      share)
+    return model, {"floor": {f"{f}/{s}": c for (f, s), c in costs.items()},
+                   "hedge": hedges, "oof": chances}
+
+
+def choose(chances: np.ndarray, q: Question, model: Any) -> int | None:
+    """The candidate the product would say back (slot.choose)."""
+    from memoryos_core.answer import slot
+    from memoryos_core.memory.fact_history import asks_about_past
+
+    if not len(chances):
+        return None
+    return slot.choose(chances, q.setting, model, asks_about_past(q.text))[0]
 
 
 def hedge_cost(train: list[Question], chances: list[np.ndarray], floor: float,
@@ -190,37 +208,54 @@ def hedge_cost(train: list[Question], chances: list[np.ndarray], floor: float,
     """What "I'm not sure. You told me: …" at `hedge` costs over saying "I don't remember":
     +1 for a question nothing told answers, -1 where a right candidate is among the two named,
     +0.5 where the two named are wrong though an answer was there."""
+    from memoryos_core.answer.slot import best
+
     cost = 0.0
     for q, c in zip(train, chances, strict=True):
-        if not len(c) or c.max() >= floor:
+        top = best(c, q.setting.allowed) if len(c) else None
+        if top is None or not (hedge <= c[top] < floor):
             continue
-        named = [i for i in np.argsort(-c)[:2] if c[i] >= hedge]
-        if not named:
-            continue
+        named = [top] + [int(j) for j in np.argsort(-c) if j != top][:1]
         if not any(r is True for r in q.right):
             cost += 1.0
         else:
-            cost += -1.0 if any(q.right[i] is True for i in named) else 0.5
+            cost += -1.0 if any(q.right[j] is True for j in named) else 0.5
     return cost
 
 
 def main() -> None:
     """Fit on dev chats and LUFY, score on held-out chats beside the old rule."""
-    from memoryos_core.answer import slot
+    from memoryos_core.answer import slot, slot_model
     from memoryos_core.memory.fact_history import asks_about_past
 
     parser = common.base_parser(__doc__ or "")
     parser.add_argument("--write-weights", action="store_true")
     parser.add_argument("--no-lufy", action="store_true")
+    parser.add_argument("--dev", action="store_true",
+                        help="also print the dev chats' out-of-fold picks (to study, not held-out)")
     args = parser.parse_args()
     emb = common.embedder()
-    train = chat_questions(json.loads(DEV.read_text()))
+    train = chat_questions([c for path in DEV for c in json.loads(path.read_text())])
     if LUFY.exists() and not args.no_lufy:
         train += lufy_questions(LUFY, emb)
     held = chat_questions(json.loads(HELDOUT.read_text()))
-    model, costs = fit_slot(train, featurise(emb, train), emb.name)
+    feats = featurise(emb, train)
+    model, costs = fit_slot(train, feats, emb.name)
+    if args.dev:
+        oof = costs.pop("oof")
+        dev_outcomes = []
+        for q, c in zip(train, oof, strict=True):
+            if q.group.startswith("lufy-"):
+                continue
+            i = choose(c, q, model)
+            o = outcome(q, i)
+            dev_outcomes.append(o)
+            if o not in ("right", "rightly_declined"):
+                print(f"  dev {o:16} {q.text!r} -> "
+                      f"{q.candidates[i].sentence if i is not None else '-'!r}")
+        print(f"dev chats out of fold: {tally(dev_outcomes)}")
     if args.write_weights:
-        slot.save(model, train_questions=len(train))
+        slot_model.save(model, train_questions=len(train))
     found = [slot.answer(emb, q.text, q.candidates, past=asks_about_past(q.text), model=model)
              for q in held]
     learned = [outcome(q, None if f.pick is None else q.candidates.index(f.pick))
@@ -235,11 +270,13 @@ def main() -> None:
                               "unknown": sum(q.kind == "unknown" for q in hedged)},
                    "weights": dict(zip(slot.FEATURES, [round(float(w), 3)
                                                        for w in model.weights], strict=True)),
-                   "floor_costs": costs})
+                   "none_score": round(model.none_score, 3), "same_share": model.same_share,
+                   "floor_costs": {k: v for k, v in costs.items() if k != "oof"}})
     lines = [f"held-out {len(held)} questions (train {len(train)}), floor {model.floor}",
              f"learned: {result['learned']}", f"rules:   {result['rules_baseline']}",
              f"hedged (not sure, named candidates): {result['hedged']}, hedge {model.hedge}",
-             f"weights: {result['weights']}"]
+             f"weights: {result['weights']}, none {result['none_score']},"
+             f" one-value share {model.same_share}"]
     for q, f, o in zip(held, found, learned, strict=True):
         said = f.pick.sentence if f.pick is not None else \
             ("maybe: " + " | ".join(c.sentence for c in f.maybe[:2]) if f.maybe else "-")

@@ -210,7 +210,8 @@ def fit_prompt(
             memory = _without_memory(memory)
     plan = None if planned is None else {
         "kind": planned.kind, "built": planned.text or None,
-        "evidence": grounded.evidence_view(planned.evidence)}
+        "evidence": grounded.evidence_view(planned.evidence), "routed": planned.routed,
+        "considered": list(planned.considered)}
     return Prompt(layout=layout, messages=messages, parts=parts, memory=shown,
                   recent_shortened=sum(1 for r in recent if r["shortened"]),
                   fitted=Fitted(window=window, short_term_dropped=dropped,

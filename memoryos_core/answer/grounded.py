@@ -95,8 +95,8 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         if polite is not None:
             return Plan("courtesy", built=polite, routed=view)
         return Plan("chat", routed=view)
-    if routed.route == "model":
-        return Plan("general", routed=view)
+    if routed.route == "model":  # a question is "general" (its plain reply says so)
+        return Plan("general" if "?" in question else "chat", routed=view)
     if ABOUT_ME.search(question):
         return dataclasses.replace(about_me(trace, recent), routed=view)
     found = slot.answer(embedder, question, [slot.Candidate(*c) for c in
@@ -258,3 +258,11 @@ def evidence_view(evidence: Evidence | None) -> dict[str, Any] | None:
         return None
     return {"text": evidence.sentence, "page_id": evidence.page_id,
             "fact_id": evidence.fact_id, "timestamp": evidence.timestamp}
+
+
+def warm_up(embedder: Embedder) -> None:
+    """Load what the first message needs before it comes: the embedding model (a cold first
+    answer waited ~6 s on it), the router and the slot model."""
+    router.route(embedder, "Hi! What's my dog's name?")
+    slot.answer(embedder, "Where do I live now?", [slot.Candidate("I live in Paris.", None,
+                                                                  None, None)])

@@ -14,28 +14,49 @@ chosen on out-of-fold predictions. Measured on held-out chats: `python -m benchm
 
 from __future__ import annotations
 
-import functools
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..llm import Embedder
-from ..memory import attributes
+from ..memory import attributes, fact_kinds
 from ..text import QUESTION_FRAME_WORDS, STOP_WORDS, stem, words
+from .slot_model import SlotModel, shipped
 
-WEIGHTS = Path(__file__).resolve().parent / "data" / "slot_weights.json"
 FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "subject_near",
-            "other_subject", "same_attribute", "is_fact")
+            "head_said", "head_near", "other_subject", "other_literal", "least_covered",
+            "mean_covered", "covered_cos", "asks_kind", "kind_met", "same_attribute")
 # words that ask, not name: never the subject of a question
 _ASKING = frozenset("kind type sort name names named called call much many long old often"
                     " again still now currently ever before previously used".split())
 _OWNERS = frozenset({"my", "our", "mine", "ours"})
 _POSSESSIVE = re.compile(r"^(.+?)(?:'s|’s|s')$")
+
+
+# What kind of answer a question wants, read from its syntax, and whether a sentence holds one:
+# "How old is Walter?" wants a number, "When is Hugo's birthday?" a date, "Where…" a place,
+# "Who…" a name; a sentence about Walter with none of these does not answer.
+_MONTHS = ("january february march april may june july august september october november"
+           " december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday"
+           " wednesday thursday friday saturday sunday").split()
+_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve twenty"
+                 " thirty forty fifty sixty seventy eighty ninety hundred").split()
+_ASKS = {"number": re.compile(r"\bhow (?:old|many|much|long|often)\b|\bage\b", re.I),
+         "date": re.compile(r"\bwhen\b|\bwhat (?:year|date|day|month)\b|\bbirthday\b", re.I),
+         "place": re.compile(r"\bwhere\b|\bwhich (?:city|town|country)\b", re.I)}
+_HOLDS = {"number": re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I),
+          "date": re.compile(r"\d|\b(?:" + "|".join(_MONTHS) + r"|ago|last|next|yesterday|"
+                             r"tomorrow|week|month|year|summer|winter|spring|autumn)\b", re.I),
+          "place": re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+|\b(?:in|at|from|to|near)\s+"
+                              r"(?:the\s+)?\w+")}
+
+
+def asked_kind(question: str) -> str | None:
+    """The kind of answer a question's syntax asks for: number, date, place or None."""
+    return next((k for k, pattern in _ASKS.items() if pattern.search(question)), None)
 
 
 @dataclass(frozen=True)
@@ -89,81 +110,112 @@ def _word_vectors(embedder: Embedder, items: Sequence[str]) -> dict[str, np.ndar
     return {w: _KNOWN[(name, w)] for w in items}
 
 
+def _head(question: str) -> list[str]:
+    """The person or thing a question asks about first: the first noun it names as someone's
+    own ("my sister's job" -> sister, "my dog's name" -> dog); none for "Where do I live?"."""
+    return owned(question)[:1]
+
+
+def head_terms(question: str, candidates: Sequence[Candidate]) -> set[str]:
+    """The asked head's stem and the names the candidates give it in apposition ("my husband
+    Chidi", "our dog, Bruno", "my sister is called Ana"), so "Chidi is a pilot" answers "What
+    does my husband do?"."""
+    head = _head(question)
+    if not head:
+        return set()
+    out = {stem(head[0])}
+    named = re.compile(rf"\b{re.escape(head[0])}(?:'s|’s)?(?:,)?\s+(?:is\s+(?:called|named)\s+"
+                       rf"|called\s+|named\s+)?([A-Z][\w'-]+)", re.IGNORECASE)
+    for c in candidates:
+        for found in named.finditer(c.sentence):
+            name = found.group(1)
+            if name[0].isupper() or c.sentence.islower():
+                if name.lower() not in STOP_WORDS:
+                    out.add(stem(name.lower()))
+    return out
+
+
+def met(term: str, said: set[str]) -> bool:
+    """Whether a set of stems holds a term: itself, or a longer or shorter form of it
+    ("physio" and "physiotherapist"; four letters at least, so "bro" is not "brown")."""
+    t = stem(term)
+    return t in said or (len(t) >= 4 and any(len(w) >= 4 and (w.startswith(t) or
+                                                               t.startswith(w)) for w in said))
+
+
+def names(terms: set[str], sentence: str) -> bool:
+    """Whether a sentence names one of the terms (`met`)."""
+    said = {stem(w) for w in words(sentence)}
+    return any(met(t, said) for t in terms)
+
+
+def eligible(question: str, candidates: Sequence[Candidate]) -> list[bool]:
+    """Which candidates may be said back with confidence: where the question asks about
+    someone's own person or thing and some candidate names it or its name, only those (the
+    dog's sentence, not the cat's, for "my dog")."""
+    terms = head_terms(question, candidates)
+    if not terms:
+        return [True] * len(candidates)
+    holds = [names(terms, c.sentence) for c in candidates]
+    # none names it ("my cat" where a kitten was told of): every one may be weighed, and the
+    # sureness model knows the head was not said
+    return holds if any(holds) else [True] * len(candidates)
+
+
 def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
                   candidates: Sequence[Candidate], vecs: np.ndarray) -> np.ndarray:
     """One row of FEATURES per candidate."""
     if not candidates:
         return np.zeros((0, len(FEATURES)), dtype=np.float32)
     cos = np.asarray(vecs @ qvec, dtype=np.float32)
-    asked = {stem(w) for w in content(question)}
     subject = owned(question) or content(question)[:3]
-    cand_words = [content(c.sentence) for c in candidates]
+    head = _head(question)  # "my sister's husband": the husband
+    terms = head_terms(question, candidates)
+    # every word of meaning the question asks with ("name" itself where it is the only one:
+    # "What's my name?")
+    wanted = content(question) or [w for w in words(question) if w not in STOP_WORDS]
+    # a sentence's words of meaning; a word that asks for a name ("name", "called") counts
+    # only where the question has no other ("What's my name?" by "My name is Priya")
+    frame_only = not content(question)
+    cand_words = [[w for w in words(c.sentence) if w not in STOP_WORDS and len(w) > 1]
+                  if frame_only else content(c.sentence) for c in candidates]
     cand_owned = [owned(c.sentence) for c in candidates]
-    every = list(subject) + [w for ws in cand_words for w in ws] + \
+    every = list(subject) + wanted + [w for ws in cand_words for w in ws] + \
         [w for ws in cand_owned for w in ws]
     wv = _word_vectors(embedder, every) if every else {}
+    asked = {stem(w) for w in wanted}
+
+    def near(ours: Sequence[str], theirs: Sequence[str]) -> float:
+        return max((float(wv[a] @ wv[b]) for a in ours for b in theirs), default=0.0)
+
+    kind = asked_kind(question)
     q_attr = set(attributes.classify(qvec, embedder))
     c_attr = attributes.classify_many(vecs, embedder)
     rows = []
-    for i, c in enumerate(candidates):
+    for i in range(len(candidates)):
         held = {stem(w) for w in cand_words[i]}
-        shared = len(asked & held) / len(asked) if asked else 0.0
-        said_subject = float(any(stem(s) in held for s in subject)) if subject else 0.0
-        near = max((float(wv[s] @ wv[w]) for s in subject for w in cand_words[i]),
-                   default=0.0)
+        shared = sum(met(w, held) for w in asked) / len(asked) if asked else 0.0
+        said_subject = float(any(met(s, held) for s in subject)) if subject else 0.0
+        said_head = float(names(terms, candidates[i].sentence)) if head else said_subject
         # it names someone's own thing, and none of them is near what was asked: "my brother"
         # in answer to "my partner"
-        other = 0.0
-        if cand_owned[i] and subject:
-            other = 1.0 - max(float(wv[s] @ wv[o]) for s in subject for o in cand_owned[i])
+        mine = {stem(o) for o in cand_owned[i]}
+        other = 0.0 if not cand_owned[i] or not subject or any(met(s, mine) for s in subject) \
+            else 1.0 - near(subject, cand_owned[i])
+        other_literal = float(bool(cand_owned[i]) and bool(head) and not said_head)
+        # how well each asked word is met: said (1) or by its nearest word ("job" by "work");
+        # the least met one tells a sentence on another slot ("Sarah's birthday" by her job)
+        covered = [1.0 if met(w, held) else near([w], cand_words[i]) for w in wanted] \
+            or [0.0]
         rows.append([float(cos[i]), float(cos[i] - cos.max()), shared, float(shared > 0),
-                     said_subject, near, other, float(bool(q_attr & set(c_attr[i]))),
-                     float(c.fact_id is not None)])
+                     said_subject, near(subject, cand_words[i]), said_head,
+                     near(head, cand_words[i]) if head else near(subject, cand_words[i]),
+                     other, other_literal, min(covered), float(np.mean(covered)),
+                     float(cos[i]) * min(covered), float(kind is not None),
+                     float(kind is not None and _HOLDS[kind].search(candidates[i].sentence)
+                           is not None),
+                     float(bool(q_attr & set(c_attr[i])))])
     return np.asarray(rows, dtype=np.float32)
-
-
-@dataclass(frozen=True)
-class SlotModel:
-    """A fitted binary logistic regression over FEATURES, the chance a candidate needs to be
-    said back (`floor`), and the chance it needs to be named in "I'm not sure" (`hedge`)."""
-
-    weights: np.ndarray
-    bias: float
-    floor: float
-    measured_with: str
-    hedge: float = 1.0
-
-    def chances(self, x: np.ndarray) -> np.ndarray:
-        """The chance each row's candidate answers the question."""
-        z = np.asarray(x, dtype=np.float32) @ self.weights + self.bias
-        out: np.ndarray = 1.0 / (1.0 + np.exp(-z))
-        return out
-
-
-def load(path: Path = WEIGHTS) -> SlotModel:
-    """The shipped slot model."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if tuple(data["features"]) != FEATURES:
-        raise ValueError(f"{path} was fitted on other features: run benchmarks.slot_answers"
-                         " --write-weights")
-    return SlotModel(np.asarray(data["weights"], dtype=np.float32), float(data["bias"]),
-                     float(data["floor"]), str(data["embedder"]), float(data["hedge"]))
-
-
-@functools.lru_cache(maxsize=1)
-def shipped() -> SlotModel:
-    """The slot model the product answers with, read once."""
-    return load()
-
-
-def save(model: SlotModel, path: Path = WEIGHTS, **about: Any) -> None:
-    """Write a slot model as JSON (nine weights, a bias and a floor: readable in a diff)."""
-    path.write_text(json.dumps({"features": list(FEATURES),
-                                "weights": [round(float(w), 5) for w in model.weights],
-                                "bias": round(model.bias, 5), "floor": model.floor,
-                                "hedge": model.hedge,
-                                "embedder": model.measured_with, **about}, indent=1) + "\n",
-                    encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -177,36 +229,81 @@ class Found:
     considered: list[dict[str, Any]]
 
 
-def _why(chance: float, model: SlotModel, picked: bool, replaced: bool) -> str:
+def _why(chance: float, picked: bool, replaced: bool, sure: float | None,
+         model: SlotModel) -> str:
     """Why a candidate was taken or refused, in a reader's words."""
     if picked:
-        return f"answers the question (chance {chance:.2f}, at least {model.floor:.2f})"
+        return f"answers the question ({sure:.2f}, at least {model.floor:.2f})"
     if replaced:
         return "states the same one-value attribute earlier: the newer statement holds"
-    if chance >= model.floor:
-        return "a likelier candidate answered"
-    if chance >= model.hedge:
-        return f"near the question but not sure to answer it (chance {chance:.2f})"
-    return f"does not answer what was asked (chance {chance:.2f}, under {model.hedge:.2f})"
+    if sure is not None:
+        return (f"the likeliest, but not sure enough to answer ({sure:.2f}, under"
+                f" {model.floor:.2f})")
+    return f"less likely to answer ({chance:.2f})"
 
 
-def _one_value(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarray,
-               candidates: Sequence[Candidate], chances: np.ndarray, least: float,
-               past: bool) -> int | None:
-    """For a question on a one-value attribute of the user (where they live, their job), the
-    newest candidate near enough that states it ("I moved to Berlin" over "I live in
-    Paris"), or the one before it for a question on the past."""
+_KIND_OF = {"commute": "car"}  # a fact kind by the attribute name a question is classed with
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What choosing needs beside the chances: which candidates may be said with confidence
+    (and whether the question names someone's own person or thing), which state the
+    one-value attribute of the user the question asks (where they live, their job), and
+    when each was said."""
+
+    allowed: list[bool]
+    has_head: bool
+    stating: list[bool]
+    times: list[float]
+    texts: list[str]  # lower-cased, to find a clause inside its sentence
+
+
+def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarray,
+            candidates: Sequence[Candidate]) -> Setting:
+    """The Setting of a question's candidates."""
     asked = {n for n in attributes.classify(qvec, embedder)
              if attributes.single_valued(n) and attributes.holder(question, n) == "self"}
-    if not asked:
-        return None
-    kinds = attributes.classify_many(vecs, embedder)
-    same = [i for i, c in enumerate(candidates) if chances[i] >= least and asked & set(kinds[i])
-            and all(attributes.holder(c.sentence, n) == "self" for n in asked & set(kinds[i]))]
-    if not same:
-        return None
-    same.sort(key=lambda i: (candidates[i].timestamp or 0.0, float(chances[i])))
-    return same[-2] if past and len(same) > 1 else same[-1]
+    # which statements state it: the learned fact kinds (memory/fact_kinds.py, measured on
+    # held-out sentences) where they were fitted for this embedder, else the attributes' own
+    learned = fact_kinds.classify_many(vecs, embedder) if asked else None
+    kinds = [{_KIND_OF.get(k, k)} for k in learned] if learned is not None else \
+        [set(k) for k in attributes.classify_many(vecs, embedder)] if asked \
+        else [set()] * len(candidates)
+    stating = [bool(asked & k) and all(attributes.holder(c.sentence, n) == "self"
+                                       for n in asked & k)
+               for c, k in zip(candidates, kinds, strict=True)]
+    return Setting(eligible(question, candidates), bool(head_terms(question, candidates)),
+                   stating, [c.timestamp or 0.0 for c in candidates],
+                   [" ".join(words(c.sentence)) for c in candidates])
+
+
+def best(chances: np.ndarray, allowed: Sequence[bool]) -> int | None:
+    """The likeliest allowed candidate, or None when none is allowed."""
+    ranked = [int(i) for i in np.argsort(-chances, kind="stable") if allowed[int(i)]]
+    return ranked[0] if ranked else None
+
+
+def choose(chances: np.ndarray, found: Setting, model: SlotModel,
+           past: bool = False) -> tuple[int | None, int | None, float]:
+    """(the candidate said back or None, the likeliest allowed one, its probability): the
+    likeliest allowed candidate when its probability reaches the floor; where it states a
+    one-value attribute of the user, the newest statement of it ("I moved to Berlin" over
+    "I live in Paris"), or the one before it for a question on the past."""
+    i = best(chances, found.allowed)
+    if i is None:
+        return None, None, 0.0
+    # a clause and the sentence it is part of say the same: their probabilities add up
+    sure = float(sum(chances[j] for j in range(len(chances))
+                     if found.texts[j] in found.texts[i] or found.texts[i] in found.texts[j]))
+    if sure < model.floor:
+        return None, i, sure
+    if not found.stating[i]:
+        return i, i, sure
+    same = [j for j in range(len(chances)) if found.stating[j] and found.allowed[j]
+            and chances[j] >= model.same_share * sure]
+    same.sort(key=lambda j: (found.times[j], float(chances[j])))
+    return (same[-2] if past and len(same) > 1 else same[-1]), i, sure
 
 
 def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
@@ -214,24 +311,23 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
     """The candidate that answers the question's slot, by the shipped slot model."""
     if not candidates:
         return Found(None, 0.0, [], [])
-    model = model or shipped()
+    model = model or shipped(FEATURES)
     vecs = np.asarray(embedder.embed([question] + [c.sentence for c in candidates]),
                       dtype=np.float32)
-    chances = model.chances(pair_features(embedder, question, vecs[0], candidates, vecs[1:]))
+    x = pair_features(embedder, question, vecs[0], candidates, vecs[1:])
+    chances = model.choice(x)
     order = [int(i) for i in np.argsort(-chances, kind="stable")]
-    pick = order[0] if chances[order[0]] >= model.floor else None
-    if pick is not None:
-        newer = _one_value(embedder, question, vecs[0], vecs[1:], candidates, chances,
-                           model.hedge, past)
-        pick = pick if newer is None else newer
-    maybe = [] if pick is not None else \
-        [candidates[i] for i in order if chances[i] >= model.hedge]
+    pick, top, sure = choose(chances, setting(embedder, question, vecs[0], vecs[1:],
+                                              candidates), model, past)
+    maybe = [] if pick is not None or top is None or sure < model.hedge else \
+        [candidates[top]] + [candidates[i] for i in order
+                              if i != top and chances[i] >= model.hedge][:1]
     considered = [{"text": candidates[i].sentence, "page_id": candidates[i].page_id,
                    "fact_id": candidates[i].fact_id, "chance": round(float(chances[i]), 3),
                    "taken": i == pick,
-                   "why": _why(float(chances[i]), model, i == pick,
-                               pick is not None and i != pick and chances[i] >= model.floor
-                               and float(chances[i]) > float(chances[pick]))}
+                   "why": _why(float(chances[i]), i == pick,
+                               pick is not None and i == top and i != pick,
+                               sure if i in (top, pick) else None, model)}
                   for i in order]
-    return Found(None if pick is None else candidates[pick],
-                 0.0 if pick is None else float(chances[pick]), maybe, considered)
+    return Found(None if pick is None else candidates[pick], sure if pick is not None else 0.0,
+                 maybe, considered)

@@ -59,8 +59,11 @@ def answer(llm: ChatModel, messages: list[dict[str, str]], layout: str,
     generating = reply.generating_s or seconds
     kept_tokens = 0 if built is not None else count_tokens(reply.text)
     stats = {
-        "first_token_ms": None if reply.first_token_s is None
+        # a built answer (from memory, a set reply) ran no model: no first token to time
+        "first_token_ms": None if reply.first_token_s is None or built is not None
         else round(reply.first_token_s * 1000, 1),
+        "no_model": built is not None,
+        "small_model": built is None and bool(getattr(llm, "embedded", False)),
         "answer_ms": round(seconds * 1000, 1), "completion_tokens": kept_tokens,
         "tokens_per_second": round(kept_tokens / generating, 1)
         if kept_tokens and generating > 0 else None}

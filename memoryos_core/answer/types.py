@@ -131,6 +131,16 @@ class RetrievalData(TypedDict):
     timings_ms: dict[str, float]
 
 
+def _waited(stats: dict[str, Any], memory: dict[str, Any]) -> dict[str, Any]:
+    """The answer's figures with what the user waited for its first words: the memory search
+    (a cold embedder's load included) and the model's first token."""
+    first = stats.get("first_token_ms")
+    if first is None:
+        return stats
+    search = float((memory.get("timings_ms") or {}).get("total") or 0.0)
+    return {**stats, "waited_ms": round(search + float(first), 1)}
+
+
 @dataclass(frozen=True)
 class Retrieval:
     """What retrieval found for a query and the memory block it assembled (the fields and
@@ -245,7 +255,7 @@ class Trace(dict[str, Any]):
                         prompt_tokens=answered.prompt_tokens,
                         completion_tokens=answered.completion_tokens,
                         answer_source=answered.source, answer_attempts=answered.attempts,
-                        answer_stats=answered.stats, version=version)
+                        answer_stats=_waited(answered.stats, memory), version=version)
         return cls(data)
 
     @classmethod

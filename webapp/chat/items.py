@@ -43,7 +43,10 @@ def context_gauge(trace: dict[str, Any] | None, answer_max_tokens: int) -> dict[
     memory = sum(int(p.get("tokens", 0)) for p in parts if p.get("name") not in PROMPT_ONLY)
     recent = sum(int(p.get("tokens", 0)) for p in parts if p.get("name") == "recent")
     other = sum(int(p.get("tokens", 0)) for p in parts) - memory - recent
-    answer = int(trace.get("completion_tokens") or answer_max_tokens)
+    # what the answer used once answered (0 for one built without a model), the reservation
+    # only for a prompt not yet answered
+    used = trace.get("completion_tokens")
+    answer = answer_max_tokens if used is None else int(used)
     total = int(window) + answer_max_tokens + 64  # fit_prompt's window leaves these out
     shares = [("memory", memory), ("recent", recent), ("instructions and message", other),
               ("answer", answer)]

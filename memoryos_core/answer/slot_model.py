@@ -1,0 +1,98 @@
+"""The slot model: which of a question's candidate sentences answers it, or none, as one choice.
+
+A conditional logit (a softmax over the candidates' scores and a "none of them" score, as in
+answer-sentence selection) over each question/sentence pair's features (slot.FEATURES): the
+probability of the likeliest candidate is how sure it is to answer. It is said back at `floor`
+or more and offered as "not sure" at `hedge` or more; both floors are chosen on out-of-fold
+predictions by `python -m benchmarks.slot_answers --write-weights`, which fits the weights on
+written newcomer chats (questions whose answer was never told teach "none").
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+WEIGHTS = Path(__file__).resolve().parent / "data" / "slot_weights.json"
+
+
+@dataclass(frozen=True)
+class SlotModel:
+    """Weights of the pair features, the score of "none of them", and the floors."""
+
+    features: tuple[str, ...]
+    weights: np.ndarray
+    none_score: float
+    floor: float
+    hedge: float
+    measured_with: str
+    same_share: float = 0.0  # a newer statement of a one-value attribute counts from this
+    # share of the answer's probability (0: every statement of it the classifier finds)
+
+    def choice(self, x: np.ndarray) -> np.ndarray:
+        """The probability that each candidate is the answer (the rest: none of them)."""
+        scores = np.append(np.asarray(x, dtype=np.float64) @ self.weights, self.none_score)
+        scores -= scores.max()
+        e = np.exp(scores)
+        out: np.ndarray = (e / e.sum())[:-1]
+        return out
+
+
+def fit_choice(xs: Sequence[np.ndarray], answers: Sequence[Sequence[int]], l2: float = 1e-2,
+               steps: int = 500, rate: float = 0.05) -> tuple[np.ndarray, float]:
+    """Weights and the none-score maximising the probability of each question's answers
+    (any of them; none for a question with no answer), with L2, by full-batch Adam."""
+    dim = xs[0].shape[1]
+    theta = np.zeros(dim + 1)  # the weights, then the none-score
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    for step in range(1, steps + 1):
+        grad = np.zeros_like(theta)
+        for x, right in zip(xs, answers, strict=True):
+            scores = np.append(x @ theta[:-1], theta[-1])
+            scores -= scores.max()
+            p = np.exp(scores) / np.exp(scores).sum()
+            target = np.zeros_like(p)
+            good = list(right) or [len(p) - 1]
+            target[good] = p[good] / p[good].sum()
+            d = p - target  # d(-log sum_good p)/d scores
+            grad[:-1] += x.T @ d[:-1]
+            grad[-1] += d[-1]
+        grad /= len(xs)
+        grad[:-1] += l2 * theta[:-1]
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad * grad
+        theta -= rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+    return theta[:-1], float(theta[-1])
+
+
+def load(features: Sequence[str], path: Path = WEIGHTS) -> SlotModel:
+    """The shipped slot model; refused when fitted on other features."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if tuple(data["features"]) != tuple(features):
+        raise ValueError(f"{path} was fitted on other features: run benchmarks.slot_answers"
+                         " --write-weights")
+    return SlotModel(tuple(features), np.asarray(data["weights"], dtype=np.float64),
+                     float(data["none_score"]), float(data["floor"]), float(data["hedge"]),
+                     str(data["embedder"]), float(data["same_share"]))
+
+
+@functools.lru_cache(maxsize=1)
+def shipped(features: tuple[str, ...]) -> SlotModel:
+    """The slot model the product answers with, read once."""
+    return load(features)
+
+
+def save(model: SlotModel, path: Path = WEIGHTS, **about: Any) -> None:
+    """Write a slot model as JSON (a few dozen numbers: readable in a diff)."""
+    path.write_text(json.dumps({
+        "features": list(model.features),
+        "weights": [round(float(w), 5) for w in model.weights],
+        "none_score": round(model.none_score, 5), "floor": model.floor, "hedge": model.hedge,
+        "same_share": model.same_share,
+        "embedder": model.measured_with, **about}, indent=1) + "\n", encoding="utf-8")
