@@ -27,6 +27,7 @@ At the engine's edge the values are JSON-ready: `MemoryEngine.retrieve` returns
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, NoReturn, NotRequired, Required, TypedDict, cast
 
@@ -131,7 +132,7 @@ class RetrievalData(TypedDict):
     timings_ms: dict[str, float]
 
 
-def _waited(stats: dict[str, Any], memory: dict[str, Any]) -> dict[str, Any]:
+def _waited(stats: dict[str, Any], memory: Mapping[str, Any]) -> dict[str, Any]:
     """The answer's figures with what the user waited for its first words: the memory search
     (a cold embedder's load included) and the model's first token."""
     first = stats.get("first_token_ms")
