@@ -101,28 +101,32 @@ def test_cli_locomo_import_inspect_export_clear_restore_diff(memoryos, tmp_path,
     assert "saved as version 1" in out
     assert comparable(state_of(memoryos, "u2")) == comparable(state)
 
+    # version 1 is the empty memory the first import was saved over (every import is undoable)
     code, out, err = memoryos("clear")
-    assert code == 0 and "saved as version 1" in out
+    assert code == 0 and "saved as version 2" in out
     assert counts(state_of(memoryos)) == (0, 0, 0, 0, 0, 0)
     code, out, _ = memoryos("versions", "--json")
     versions = json.loads(out)
-    assert [(v["version"], v["label"]) for v in versions] == [(1, "before clear")]
+    imported = int(state["mid_term"]["page_count"]) + short["count"]
+    assert [(v["version"], v["label"]) for v in versions] == [
+        (2, "before clear"), (1, f"before import (locomo, {imported} exchanges)")]
     assert versions[0]["counts"]["pages"] == mid["page_count"]
+    assert versions[1]["counts"]["pages"] == 0
 
-    code, out, err = memoryos("restore", "1")
-    assert code == 0 and "restored version 1" in out and "saved as version 2" in out
+    code, out, err = memoryos("restore", "2")
+    assert code == 0 and "restored version 2" in out and "saved as version 3" in out
     assert without_heat(state_of(memoryos)) == without_heat(state)
 
-    code, out, _ = memoryos("diff", "2", "1", "--json")
+    code, out, _ = memoryos("diff", "3", "2", "--json")
     delta = json.loads(out)
     assert len(delta["exchanges"]["added"]) == short["count"] + mid["page_count"]
     assert delta["exchanges"]["removed"] == [] and delta["exchanges"]["changed"] == []
     assert len(delta["segments"]["added"]) == mid["count"]
-    code, out, _ = memoryos("diff", "1", "0")
-    assert code == 0 and out.startswith("from version 1 to current")
+    code, out, _ = memoryos("diff", "2", "0")
+    assert code == 0 and out.startswith("from version 2 to current")
     assert "exchanges: +0 -0 ~0" in out
     code, out, _ = memoryos("versions")
-    assert "before restore of version 1" in out and "before clear" in out
+    assert "before restore of version 2" in out and "before clear" in out
 
 
 def test_cli_locomo_conversation_and_speaker(memoryos, locomo_file):
@@ -220,13 +224,13 @@ def test_cli_retrieve_snapshot_versions_diff(memoryos, playground_file):
     trace = json.loads(out)
     assert trace["pages"] and any(p["selected"] for p in trace["pages"])
     assert {p["name"] for p in trace["prompt_parts"]} >= {"pages"}
-    code, out, _ = memoryos("snapshot", "--label", "first")
-    assert code == 0 and out.strip() == "saved version 1 (first)"
+    code, out, _ = memoryos("snapshot", "--label", "first")  # version 1: before the import
+    assert code == 0 and out.strip() == "saved version 2 (first)"
     assert memoryos("import", playground_file)[1].startswith("imported 0 of 20")  # no duplicates
     code, out, _ = memoryos("inspect")
     assert code == 0 and "short-term: 7/7 exchanges" in out and "mid-term:" in out
     assert "long-term:" in out
-    code, out, _ = memoryos("diff", "1", "0", "--json")
+    code, out, _ = memoryos("diff", "2", "0", "--json")
     assert json.loads(out)["to"] == 0
 
 
