@@ -93,6 +93,11 @@ class BaseStore:
         """Bytes the store takes on disk."""
         raise NotImplementedError
 
+    def scrub(self, fts: bool = True) -> bool:
+        """Leave no deleted text in the store's files; True when done (SQLiteStore: the scrub
+        of `erasure`). PostgreSQL keeps dead tuples until its own VACUUM: False."""
+        return False
+
     def schema_version(self) -> int:
         """Highest applied migration number."""
         row = self.connect().execute("SELECT max(version) FROM schema_migrations").fetchone()

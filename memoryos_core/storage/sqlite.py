@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import erasure
 from .base import BaseStore
 from .migrations import MIGRATIONS
 
@@ -72,6 +73,11 @@ class SQLiteStore(BaseStore):
         files = (self.path, self.path.with_name(self.path.name + "-wal"),
                  self.path.with_name(self.path.name + "-shm"))
         return sum(f.stat().st_size for f in files if f.exists())
+
+    def scrub(self, fts: bool = True) -> bool:
+        """VACUUM, the FTS index rebuilt (`fts`) and the log emptied (erasure.scrub); False while
+        a reader holds the log after a few seconds: the job workers finish it."""
+        return bool(erasure.scrub(self, fts=fts)["scrubbed"])
 
     # -- vectors ----------------------------------------------------------------------------
 

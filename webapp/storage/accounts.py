@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from memoryos_core.storage import BaseStore, Connection, erasure, open_store
+from memoryos_core.storage import BaseStore, Connection, open_store
 from memoryos_core.storage.sqlite import SQLiteStore
 
 ACCOUNTS_DB_NAME = "users.sqlite3"
@@ -314,4 +314,4 @@ def scrub(store: BaseStore) -> bool:
     """Leave no deleted account in the SQLite file: VACUUM, then the log emptied; True when it
     is (secure_delete zeroes freed space on every connection). A reader that holds the log
     makes it False after a few seconds; the job workers finish it (erasure.finish_pending)."""
-    return bool(erasure.scrub(store, fts=False)["scrubbed"])
+    return store.scrub(fts=False)
