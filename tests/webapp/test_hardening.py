@@ -160,8 +160,11 @@ def test_one_preview_token_runs_one_import_even_in_parallel(app, client, user, e
     assert sorted(statuses) == [200, 400, 400]
     jobs = engine.jobs.latest(user, "import")
     assert len(jobs) == 1 and wait_job(engine, user, jobs[0]["id"])["status"] == "done"
-    # the same transcript again, through a new preview: nothing new is stored
-    again = client.post("/import/run.json", data={"token": _preview_token(client)})
+    # the same transcript again: its preview finds nothing new and keeps no upload to run
+    seen = client.post("/import/preview.json", data={"text": TRANSCRIPT}).json
+    assert seen["preview"]["to_import"] == 0 and seen["token"] is None
+    # and run directly, nothing new is stored
+    again = client.post("/import/run.json", data={"text": TRANSCRIPT})
     assert wait_job(engine, user, again.json["job"]["id"])["result"]["imported"] == 0
     assert engine.short_term_fill(user)["count"] == 2
 
