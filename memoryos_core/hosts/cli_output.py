@@ -221,9 +221,11 @@ def recognised_lines(result: Mapping[str, Any], verb: str) -> list[str]:
     seen = result.get("recognised")
     if not seen:
         return []
+    talks, left = int(result.get("conversations", 0)), int(result.get("abandoned", 0))
     lines = [f"recognised {seen['label']}: {seen['why']}",
-             f"{result.get('conversations', 0)} conversations; {result.get('abandoned', 0)}"
-             f" messages on abandoned branches (edits, regenerations) {verb} left out"]
+             f"{talks} conversation{'s' * (talks != 1)}; {left} message{'s' * (left != 1)} on"
+             f" abandoned branches (edits, regenerations)"
+             f" {'was' if verb == 'were' and left == 1 else verb} left out"]
     facts = result.get("facts") or {}
     if facts.get("found"):
         new = facts.get("new", facts.get("imported", 0))

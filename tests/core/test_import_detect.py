@@ -111,7 +111,7 @@ def test_cli_import_detects_a_claude_zip_on_disk(memoryos, tmp_path):  # noqa: F
     code, out, err = memoryos("import", "--dry-run", path)
     assert code == 0, err
     assert "format claude: 3 of 3 exchanges would be imported" in out
-    assert "recognised Claude.ai export" in out and "1 messages on abandoned branches" in out
+    assert "recognised Claude.ai export" in out and "1 message on abandoned branches" in out
     assert "saved memories: 3 of 3 would be added" in out
     code, out, err = memoryos("import", "--no-maintain", path)
     assert code == 0, err
