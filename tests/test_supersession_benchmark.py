@@ -33,6 +33,13 @@ def test_supersession_reports_both_rules(embedder, locomo_file):
 
 @pytest.mark.real_model  # the attributes are MiniLM's: the measured figures of docs/benchmarks.md
 def test_attributes_catch_more_updates_than_the_band_rule(embedder, locomo_file):
-    written = supersession.run([str(locomo_file)], emb=embedder)["written_pairs"]["all"]
+    pairs = supersession.run([str(locomo_file)], emb=embedder)["written_pairs"]
+    written = pairs["all"]
     assert written["after"]["caught"] > written["before"]["caught"]
-    assert written["after"]["precision"] >= 0.9
+    # the attributes' precision on the 34 + 22 pairs they were measured on (issue 33); the
+    # pairs of meaning and chat added since (issue 44) are the learned kinds' to hold
+    caught = sum(pairs[name]["after"]["caught"] for name in ("first", "new"))
+    false = sum(pairs[name]["after"]["false"] for name in ("first", "new"))
+    assert caught / (caught + false) >= 0.9
+    assert written["learned"]["caught"] > written["after"]["caught"]
+    assert written["learned"]["precision"] >= 0.9
