@@ -123,7 +123,7 @@ def test_phone_layout_header_tables_chat_and_heat(views: Views, seeded: Seeded) 
             "a => { const r = a.getBoundingClientRect();"
             " return a.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }")
     # The message box is on the first screen: no page scroll needed to write.
-    box = page.get_by_label("Message")
+    box = page.get_by_label("Message", exact=True)
     expect(box).to_be_focused()
     assert page.evaluate("window.scrollY") == 0
     rect = box.bounding_box()
@@ -196,7 +196,7 @@ def test_keyboard_chat_message_box_within_two_tab_stops(views: Views, size: str)
     assert page.evaluate("document.activeElement.id") == "message", (
         f"after {stops} Tab stops focus is on {page.evaluate('document.activeElement.outerHTML')}")
     # The textarea's focus ring is drawn (3 px, the focus colour).
-    outline = page.get_by_label("Message").evaluate(
+    outline = page.get_by_label("Message", exact=True).evaluate(
         "t => { const s = getComputedStyle(t); return [s.outlineStyle, s.outlineWidth]; }")
     assert outline[0] != "none" and float(outline[1].removesuffix("px")) >= 2, outline
 
@@ -215,7 +215,7 @@ def test_keyboard_chat_message_box_within_two_tab_stops(views: Views, size: str)
     visit(page, "/")
     page.get_by_role("link", name="Skip to the message box").focus()
     page.keyboard.press("Enter")
-    expect(page.get_by_label("Message")).to_be_focused()
+    expect(page.get_by_label("Message", exact=True)).to_be_focused()
 
 
 def test_keyboard_focus_is_visible_on_every_stop(views: Views) -> None:
@@ -259,15 +259,15 @@ def test_streamed_answer_keeps_focus_and_is_announced_once(views: Views, fake_op
     page.evaluate(WATCH_LIVE_REGIONS)
     finished = page.locator("#messages article.exchange:not(.streaming)")
     before = finished.count()
-    page.get_by_label("Message").fill("Who walks with me every morning?")
+    page.get_by_label("Message", exact=True).fill("Who walks with me every morning?")
     page.get_by_role("button", name="Send").click()  # the pointer path: focus was on Send
     streaming = page.locator("#messages article.streaming .assistant .text")
     expect(streaming).to_contain_text("Biscuit")  # tokens are arriving
-    expect(page.get_by_label("Message")).to_be_focused()
+    expect(page.get_by_label("Message", exact=True)).to_be_focused()
     assert page.evaluate("document.querySelector('#messages article.streaming')"
                          ".closest('[aria-live],[role=status],[role=log],[role=alert]')") is None
     expect(finished).to_have_count(before + 1)
-    expect(page.get_by_label("Message")).to_be_focused()
+    expect(page.get_by_label("Message", exact=True)).to_be_focused()
     expect(page.locator("#answer-status")).to_have_text(f"Assistant: {reply}")
     announced = page.evaluate("window.__announced")
     assert announced == [f"Assistant: {reply}"], announced

@@ -28,7 +28,7 @@ def test_stop_reaches_the_endpoint_and_nothing_is_stored(page: Page, user, fake_
     page.goto("/")
     fake_openai.token_delay = 0.25
     fake_openai.enqueue(LONG, LONG)
-    box = page.get_by_label("Message")
+    box = page.get_by_label("Message", exact=True)
     box.fill("Tell me a long story")
     box.press("Enter")
     live = page.locator("#messages .exchange.streaming")
@@ -64,8 +64,10 @@ def test_markdown_renders_and_copy_puts_the_source_on_the_clipboard(page: Page, 
     expect(item.locator(".md pre code")).to_have_text("print('brewed')")
     expect(item.locator(".meta-speed")).to_have_text(re.compile(r"^[\d.]+ tokens/s$"))
     expect(item.locator(".meta-model")).to_have_text("fake-gpt")
-    item.get_by_role("button", name="Copy").click()
-    expect(item.get_by_role("button", name="Copied")).to_be_visible()
+    copy = item.get_by_role("button", name="Copy the answer to: How do I make tea?")
+    copy.click()  # named for its answer (aria-label); the text says it worked, and is said
+    expect(copy).to_have_text("Copied")
+    expect(page.locator("#answer-status")).to_have_text("Copied the answer.")
     assert page.evaluate("navigator.clipboard.readText()") == source
     page.reload()  # the same bubble after a reload: label, figures, rendering
     again = exchanges(page).last
@@ -91,7 +93,7 @@ def test_regenerate_replaces_the_answer_and_edit_replaces_the_message(page: Page
     assert [p["answer"] for p in trace["previous_answers"]] == ["First answer."]
 
     exchanges(page).last.get_by_role("button", name="Edit").click()
-    box = page.get_by_label("Message")
+    box = page.get_by_label("Message", exact=True)
     expect(box).to_have_value("What about food?")
     box.fill("What about wine?")
     box.press("Enter")
@@ -148,7 +150,7 @@ def test_memory_updated_names_a_fact_learned_and_forget_this_removes_it(page: Pa
     axe_in_every_view(page, "the chat with a Memory updated note")
     learned.get_by_role("button").click()  # one click: the fact goes, the chat comes back
     expect(page.locator(".flash")).to_contain_text("Fact deleted.")
-    expect(page.get_by_label("Message")).to_be_visible()
+    expect(page.get_by_label("Message", exact=True)).to_be_visible()
     page.goto("/memory")
     expect(page.locator(f"#{anchor}")).to_have_count(0)
 
@@ -167,7 +169,7 @@ def test_new_chat_keeps_the_earlier_conversation_listed_and_readable(page: Page,
     page.get_by_role("link", name="My first conversation starts here").click()
     expect(page.get_by_role("heading", name="My first conversation starts here")).to_be_visible()
     expect(exchanges(page)).to_have_count(2)
-    expect(page.get_by_label("Message")).to_have_count(0)  # read-only
+    expect(page.get_by_label("Message", exact=True)).to_have_count(0)  # read-only
     screenshot(page, "conversation")
 
 

@@ -26,7 +26,10 @@ def test_import_claude_zip_preview_says_what_it_recognised(page: Page, user, tmp
     expect(preview.locator(".recognised")).to_contain_text("chat_messages")
     expect(preview).to_contain_text("1 message on abandoned branches")
     expect(preview).to_contain_text("3 of 3 will become long-term facts")
-    expect(preview.locator("table")).to_contain_text("What should I pack for a drizzly day hike?")
+    # each conversation listed by its title, then the first exchanges
+    expect(preview.locator("details.conversations table")).to_contain_text("Gear for a wet hike")
+    sample = preview.locator("table").filter(has=page.get_by_role("columnheader", name="User"))
+    expect(sample).to_contain_text("What should I pack for a drizzly day hike?")
     expect(preview).not_to_contain_text("zorbellian")  # the abandoned regeneration
     assert memory_counts(page)["short_term"] == 0  # a preview writes nothing
     screenshot(page, "import-claude-preview")

@@ -97,7 +97,7 @@ def test_chat_failing_model_shows_error_and_stores_nothing(page: Page, user, fak
 
     fake_openai.fail_with(500)
     message = "Please remember that my bike is green."
-    box = page.get_by_label("Message")
+    box = page.get_by_label("Message", exact=True)
     box.fill(message)
     box.press("Enter")
     error = page.locator("#messages .alert-error")
