@@ -44,40 +44,52 @@ class Question:
     setting: Any = None  # slot.Setting, set by featurise
 
 
-def _clauses(text: str) -> list[str]:
-    from memoryos_core.answer import courtesy
-    from memoryos_core.text import sentences
+def _labels(turn: dict[str, Any], candidates: list[Any]) -> list[bool | None]:
+    """Which candidates answer a turn's question: all its answer words and none of a wrong
+    one's (True), the answer beside a wrong word (None), or not (False)."""
+    expect = [w.lower() for w in turn.get("expect", [])]
+    wrong = [w.lower() for w in turn.get("not", [])]
+    right: list[bool | None] = []
+    for c in candidates:
+        low = c.sentence.lower()
+        has, bad = all(w in low for w in expect), any(w in low for w in wrong)
+        right.append(False if turn["kind"] == "unknown" or not has else (None if bad else True))
+    return right
 
-    out = []
-    for s in sentences(text):
-        if "?" in s or len(s.split()) < 3:
-            continue
-        parts = courtesy.clauses(s)
-        out += [c for c in parts if len(c.split()) >= 3] + ([s] if len(parts) > 1 else [])
-    return out
 
+def chat_questions(chats: list[dict[str, Any]], emb: Any) -> list[Question]:
+    """Every recall and unknown question of the chats that the product asks memory, with the
+    candidates the product weighs for it: each chat is sent turn by turn through a fresh
+    engine (the embedded layout, a scripted stand-in for the model), and the slot model's
+    candidates are taken where it is called, so training sees what the product sees."""
+    import tempfile
+    from unittest import mock
 
-def chat_questions(chats: list[dict[str, Any]]) -> list[Question]:
-    """Every recall and unknown question of the chats with the sentences said before it."""
-    from memoryos_core.answer.slot import Candidate
+    from memoryos_core.answer import slot
 
-    out = []
-    for chat in chats:
-        said: list[Any] = []
-        for n, turn in enumerate(chat["turns"]):
-            if turn["kind"] in ("recall", "unknown") and said:
-                expect = [w.lower() for w in turn.get("expect", [])]
-                wrong = [w.lower() for w in turn.get("not", [])]
-                right: list[bool | None] = []
-                for c in said:
-                    low = c.sentence.lower()
-                    has, bad = all(w in low for w in expect), any(w in low for w in wrong)
-                    right.append(False if turn["kind"] == "unknown" or not has
-                                 else (None if bad else True))
-                out.append(Question(chat["person"], turn["text"], list(said), right,
-                                    turn["kind"]))
-            if turn["kind"] not in ("recall", "unknown"):
-                said += [Candidate(c, n, None, float(n)) for c in _clauses(turn["text"])]
+    from .newcomer_chats import stand_in
+
+    out: list[Question] = []
+    for k, chat in enumerate(chats):
+        with tempfile.TemporaryDirectory() as tmp:
+            model = stand_in()
+            engine = common.make_engine(tmp, model=model, emb=emb, consolidation="extractive",
+                                        analysis="extractive")
+            seen: list[Any] = []
+
+            def record(embedder: Any, question: str, candidates: Any, *args: Any,
+                       seen: list[Any] = seen, **kwargs: Any) -> Any:
+                seen.append(list(candidates))  # the answer itself does not matter here
+                return slot.Found(None, 0.0, [], [])
+
+            for turn in chat["turns"]:
+                seen.clear()
+                with mock.patch.object(slot, "answer", record):
+                    engine.chat("newcomer", turn["text"], model=model)
+                if turn["kind"] in ("recall", "unknown") and seen and seen[0]:
+                    out.append(Question(f"{k}-{chat['person']}", turn["text"], seen[0],
+                                        _labels(turn, seen[0]), turn["kind"]))
+            engine.store.close()
     return out
 
 
@@ -116,9 +128,14 @@ def featurise(emb: Any, questions: list[Question]) -> list[np.ndarray]:
     return out
 
 
-def outcome(q: Question, pick: int | None) -> str:
-    """right, wrong, declined (an answer was there) or rightly_declined."""
+def outcome(q: Question, pick: int | None, hedged: int | None = None) -> str:
+    """right, unsure (the sentence holds the answer beside a wrong word), wrong, hedged_*
+    ("I'm not sure. You told me: …" naming a right, unsure or wrong sentence), declined (an
+    answer was there) or rightly_declined."""
     answerable = any(r is True for r in q.right)
+    if pick is None and hedged is not None:
+        r = q.right[hedged]
+        return "hedged_right" if r is True else "hedged_unsure" if r is None else "hedged_wrong"
     if pick is None:
         return "declined" if answerable else "rightly_declined"
     return "right" if q.right[pick] is True else "unsure" if q.right[pick] is None else "wrong"
@@ -142,12 +159,17 @@ def rule_pick(emb: Any, q: Question) -> int | None:
     return max((t, s, i) for s, t, i in ok if s >= best - 0.08)[2]
 
 
+# what each outcome costs the user, "I don't remember" though it was told being 1: a wrong fact
+# said with confidence 2; a right one offered as "not sure" a quarter
+COSTS = {"right": 0.0, "unsure": 0.5, "wrong": WRONG_COST, "hedged_right": 0.25,
+         "hedged_unsure": 0.5, "hedged_wrong": 1.0, "declined": 1.0, "rightly_declined": 0.0}
+
+
 def tally(outcomes: list[str]) -> dict[str, Any]:
-    """Counts of each outcome and the cost (wrong twice, unsure and declined once)."""
-    keys = ("right", "wrong", "unsure", "declined", "rightly_declined")
-    out: dict[str, Any] = {k: outcomes.count(k) for k in keys}
+    """Counts of each outcome and their cost (COSTS)."""
+    out: dict[str, Any] = {k: outcomes.count(k) for k in COSTS}
     out["questions"] = len(outcomes)
-    out["cost"] = WRONG_COST * out["wrong"] + out["declined"] + 0.5 * out["unsure"]
+    out["cost"] = sum(COSTS[o] for o in outcomes)
     return out
 
 
@@ -176,51 +198,30 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
             chances[i] = part.choice(feats[i])
     whole = model_of(list(range(len(train))))
 
-    def outcomes(floor: float, share: float) -> list[str]:
-        probe = SlotModel(slot.FEATURES, whole.weights, whole.none_score, floor, 1.0, emb_name,
-                          share)
-        return [outcome(q, choose(c, q, probe)) for q, c in zip(train, chances, strict=True)]
+    def outcomes(floor: float, hedge: float, share: float) -> list[str]:
+        probe = SlotModel(slot.FEATURES, whole.weights, whole.none_score, floor, hedge,
+                          emb_name, share)
+        return [outcome(q, *decide(c, q, probe)) for q, c in zip(train, chances, strict=True)]
 
-    costs = {(f, s): tally(outcomes(f, s))["cost"] for f in FLOORS for s in SHARES}
-    floor, share = min(costs, key=lambda k: (costs[k], k[0], -k[1]))
-    hedges = {h: hedge_cost(train, chances, floor, h) for h in FLOORS if h < floor}
-    hedge = min(hedges, key=lambda h: (hedges[h], -h)) if hedges else 1.0
-    if not hedges or hedges[hedge] >= 0:
-        hedge = 1.0  # naming near candidates helps no one: never hedge
+    costs = {(f, h, s): tally(outcomes(f, h, s))["cost"]
+             for f in FLOORS for h in FLOORS if h <= f for s in SHARES}
+    # ties: the lower floor, the higher hedge, the lower share (the newest statement rule)
+    floor, hedge, share = min(costs, key=lambda k: (costs[k], k[0], -k[1], k[2]))
     model = SlotModel(slot.FEATURES, whole.weights, whole.none_score, floor, hedge, emb_name,
                       share)
-    return model, {"floor": {f"{f}/{s}": c for (f, s), c in costs.items()},
-                   "hedge": hedges, "oof": chances}
+    return model, {"floor": {f"{f}/{h}/{s}": c for (f, h, s), c in costs.items()},
+                   "oof": chances}
 
 
-def choose(chances: np.ndarray, q: Question, model: Any) -> int | None:
-    """The candidate the product would say back (slot.choose)."""
+def decide(chances: np.ndarray, q: Question, model: Any) -> tuple[int | None, int | None]:
+    """(the candidate said back, the one offered as "not sure"), as the product decides."""
     from memoryos_core.answer import slot
     from memoryos_core.memory.fact_history import asks_about_past
 
     if not len(chances):
-        return None
-    return slot.choose(chances, q.setting, model, asks_about_past(q.text))[0]
-
-
-def hedge_cost(train: list[Question], chances: list[np.ndarray], floor: float,
-               hedge: float) -> float:
-    """What "I'm not sure. You told me: …" at `hedge` costs over saying "I don't remember":
-    +1 for a question nothing told answers, -1 where a right candidate is among the two named,
-    +0.5 where the two named are wrong though an answer was there."""
-    from memoryos_core.answer.slot import best
-
-    cost = 0.0
-    for q, c in zip(train, chances, strict=True):
-        top = best(c, q.setting.allowed) if len(c) else None
-        if top is None or not (hedge <= c[top] < floor):
-            continue
-        named = [top] + [int(j) for j in np.argsort(-c) if j != top][:1]
-        if not any(r is True for r in q.right):
-            cost += 1.0
-        else:
-            cost += -1.0 if any(q.right[j] is True for j in named) else 0.5
-    return cost
+        return None, None
+    pick, offered, _ = slot.choose(chances, q.setting, model, asks_about_past(q.text))
+    return pick, offered
 
 
 def main() -> None:
@@ -235,10 +236,10 @@ def main() -> None:
                         help="also print the dev chats' out-of-fold picks (to study, not held-out)")
     args = parser.parse_args()
     emb = common.embedder()
-    train = chat_questions([c for path in DEV for c in json.loads(path.read_text())])
+    train = chat_questions([c for path in DEV for c in json.loads(path.read_text())], emb)
     if LUFY.exists() and not args.no_lufy:
         train += lufy_questions(LUFY, emb)
-    held = chat_questions(json.loads(HELDOUT.read_text()))
+    held = chat_questions(json.loads(HELDOUT.read_text()), emb)
     feats = featurise(emb, train)
     model, costs = fit_slot(train, feats, emb.name)
     if args.dev:
@@ -247,10 +248,10 @@ def main() -> None:
         for q, c in zip(train, oof, strict=True):
             if q.group.startswith("lufy-"):
                 continue
-            i = choose(c, q, model)
-            o = outcome(q, i)
+            i, h = decide(c, q, model)
+            o = outcome(q, i, h)
             dev_outcomes.append(o)
-            if o not in ("right", "rightly_declined"):
+            if o not in ("right", "rightly_declined", "hedged_right"):
                 print(f"  dev {o:16} {q.text!r} -> "
                       f"{q.candidates[i].sentence if i is not None else '-'!r}")
         print(f"dev chats out of fold: {tally(dev_outcomes)}")
@@ -258,10 +259,14 @@ def main() -> None:
         slot_model.save(model, train_questions=len(train))
     found = [slot.answer(emb, q.text, q.candidates, past=asks_about_past(q.text), model=model)
              for q in held]
-    learned = [outcome(q, None if f.pick is None else q.candidates.index(f.pick))
+    learned = [outcome(q, None if f.pick is None else q.candidates.index(f.pick),
+                       q.candidates.index(f.maybe[0]) if f.maybe else None)
                for q, f in zip(held, found, strict=True)]
     hedged = [q for q, f in zip(held, found, strict=True) if f.pick is None and f.maybe]
     rules = [outcome(q, rule_pick(emb, q)) for q in held]
+    if args.dev:
+        print(f"dev chats, the old rule: "
+              f"{tally([outcome(q, rule_pick(emb, q)) for q in train if '-' in q.group])}")
     result = common.envelope("slot_answers", {"train_questions": len(train),
                                               "heldout_questions": len(held),
                                               "floor": model.floor}, {"embedder": emb.name})

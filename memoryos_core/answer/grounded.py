@@ -28,10 +28,9 @@ from . import courtesy, router, slot
 from .types import Retrieval
 
 DONT_REMEMBER = "I don't remember you telling me that."
-NOT_SURE = "I'm not sure. You told me"
+NOT_SURE = "I'm not sure this answers it"
 CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
-HEDGE_MOST = 2  # candidates named in "I'm not sure. You told me: …"
 CONSIDERED_SHOWN = 5  # candidates the trace explains
 
 # "you" said to the assistant: reflected only where the sentence has none (quoted otherwise)
@@ -99,6 +98,10 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         return Plan("general" if "?" in question else "chat", routed=view)
     if ABOUT_ME.search(question):
         return dataclasses.replace(about_me(trace, recent), routed=view)
+    if ASKS_OWN_NAME.search(question):  # the name the user gave, as they gave it
+        named = own_name(trace, recent)
+        if named is not None:
+            return Plan("memory", named, routed=view)
     found = slot.answer(embedder, question, [slot.Candidate(*c) for c in
                                              _candidates(trace, recent)],
                         past=asks_about_past(question))
@@ -108,27 +111,44 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         evidence = Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp,
                             round(found.chance, 4), 0)
         return Plan("memory", evidence, routed=view, considered=considered)
-    if found.maybe:
-        return Plan("memory", built=hedged(found.maybe[:HEDGE_MOST]), routed=view,
-                    considered=considered)
+    if found.maybe:  # offered as "not sure": its page is shown beside the answer too
+        c = found.maybe[0]
+        return Plan("memory", Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp, 0.0, 0),
+                    built=hedged(found.maybe), routed=view, considered=considered)
     return Plan("memory", routed=view, considered=considered)
 
 
 def hedged(maybe: Sequence[slot.Candidate]) -> str:
-    """"I'm not sure. You told me: …": what memory holds near the question, said back."""
-    said = []
-    for c in maybe:
-        plain = _INTERJECTION.sub("", c.sentence).strip() or c.sentence
-        back = reflect(plain)
-        said.append(_opening_lowered(back).rstrip(" .!") if back is not None
-                    else f"\u201c{plain}\u201d")
-    return f"{NOT_SURE}{_date(maybe[0].timestamp)}: " + "; ".join(said) + "."
+    """"I'm not sure this answers it, but you told me …": the nearest sentence memory holds,
+    said back, where none surely answers."""
+    c = maybe[0]
+    plain = _INTERJECTION.sub("", c.sentence).strip() or c.sentence
+    back = reflect(plain)
+    when = _date(c.timestamp)
+    if back is None:
+        return f"{NOT_SURE}, but you told me{when}: \u201c{plain}\u201d"
+    return f"{NOT_SURE}, but you told me{when} that " \
+        f"{_opening_lowered(back).rstrip(' .!')}."
 
 
 ABOUT_ME = re.compile(r"\b(?:know|remember|recall|learned|learnt)\b[^.?!]*\babout (?:me|myself)\b"
                       r"|\bwho am i\b|\bwhat have i told you\b|\btell me about myself\b",
                       re.IGNORECASE)
 ABOUT_ME_MOST = 6  # sentences said back for "What do you know about me?"
+# "What's my name?", "do you remember my name": the user's own name, asked by its syntax
+ASKS_OWN_NAME = re.compile(r"\bmy name\b(?!\s+(?:is|was|'s)\b)", re.IGNORECASE)
+
+
+def own_name(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Evidence | None:
+    """The newest sentence where the user gave their name ("My name is Dana", "call me
+    Sam"), or None when they never did."""
+    given = [(ts or 0.0, sentence, page, fact)
+             for sentence, page, fact, ts in _candidates(trace, recent)
+             if courtesy.known_name([sentence]) is not None]
+    if not given:
+        return None
+    ts, sentence, page, fact = max(given, key=lambda g: g[0])
+    return Evidence(sentence, page, fact, ts or None, 1.0, 0)
 
 
 def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
@@ -158,6 +178,18 @@ def _sentences(text: str) -> list[str]:
     return [s for s in sentences(text) if len(s.split()) >= 3]
 
 
+# a sentence opening with a question word asks, even without its "?" ("whats my cats name")
+_QUESTION_OPENING = re.compile(r"^\W*(?:what|whats|what's|where|wheres|where's|when|who|whos|"
+                               r"who's|whose|which|why|how|hows|how's|do|does|did|can|could|"
+                               r"would|will|is|are|am|was|were|should|shall|have|has)\b",
+                               re.IGNORECASE)
+
+
+def asks(sentence: str) -> bool:
+    """True for a sentence that asks rather than tells (syntax: its opening word)."""
+    return _QUESTION_OPENING.match(_INTERJECTION.sub("", sentence)) is not None
+
+
 def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
                 ) -> list[tuple[str, int | None, int | None, float | None]]:
     """(sentence, page id, fact id, time) of the prompt's facts, its pages and its recent
@@ -176,7 +208,7 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
     pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
     for page_id, text, ts in pages:
         for s in _sentences(text):
-            if "?" in s or len(s) > MAX_SENTENCE_CHARS:
+            if "?" in s or asks(s) or len(s) > MAX_SENTENCE_CHARS:
                 continue
             if any(page_id in f["sources"] and grounding(f["text"], s) >= 0.6
                    for f in replaced):

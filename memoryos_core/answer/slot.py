@@ -229,17 +229,16 @@ class Found:
     considered: list[dict[str, Any]]
 
 
-def _why(chance: float, picked: bool, replaced: bool, sure: float | None,
-         model: SlotModel) -> str:
-    """Why a candidate was taken or refused, in a reader's words."""
-    if picked:
-        return f"answers the question ({sure:.2f}, at least {model.floor:.2f})"
-    if replaced:
-        return "states the same one-value attribute earlier: the newer statement holds"
-    if sure is not None:
-        return (f"the likeliest, but not sure enough to answer ({sure:.2f}, under"
-                f" {model.floor:.2f})")
-    return f"less likely to answer ({chance:.2f})"
+def _why(chance: float, sure: float, model: SlotModel, role: str) -> str:
+    """Why a candidate was taken, offered or refused, in a reader's words."""
+    if role == "taken":
+        return f"answers the question (sure {sure:.2f}, at least {model.floor:.2f})"
+    if role == "offered":
+        return (f"offered as \"not sure\" (sure {sure:.2f}: under {model.floor:.2f} to answer,"
+                f" at least {model.hedge:.2f} to offer)")
+    if role == "likeliest":
+        return f"the likeliest, but too unsure to offer (sure {sure:.2f}, under {model.hedge:.2f})"
+    return f"less likely to answer (chance {chance:.2f})"
 
 
 _KIND_OF = {"commute": "car"}  # a fact kind by the attribute name a question is classed with
@@ -255,6 +254,7 @@ class Setting:
     allowed: list[bool]
     has_head: bool
     stating: list[bool]
+    agreed: list[bool]  # states it by both the attributes' descriptions and the fact kinds
     times: list[float]
     texts: list[str]  # lower-cased, to find a clause inside its sentence
 
@@ -264,17 +264,26 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     """The Setting of a question's candidates."""
     asked = {n for n in attributes.classify(qvec, embedder)
              if attributes.single_valued(n) and attributes.holder(question, n) == "self"}
-    # which statements state it: the learned fact kinds (memory/fact_kinds.py, measured on
-    # held-out sentences) where they were fitted for this embedder, else the attributes' own
-    learned = fact_kinds.classify_many(vecs, embedder) if asked else None
-    kinds = [{_KIND_OF.get(k, k)} for k in learned] if learned is not None else \
-        [set(k) for k in attributes.classify_many(vecs, embedder)] if asked \
-        else [set()] * len(candidates)
-    stating = [bool(asked & k) and all(attributes.holder(c.sentence, n) == "self"
-                                       for n in asked & k)
-               for c, k in zip(candidates, kinds, strict=True)]
+    # which statements state it: by the attributes' descriptions or by the learned fact
+    # kinds (memory/fact_kinds.py, measured on held-out sentences): the question already
+    # names the attribute, so either suffices ("I moved to Berlin last month" is a home)
+    described: list[set[str]] = [set() for _ in candidates]
+    learned: list[set[str]] = [set() for _ in candidates]
+    if asked:
+        described = [set(k) for k in attributes.classify_many(vecs, embedder)]
+        learned = [{_KIND_OF.get(k, k)} for k in
+                   fact_kinds.classify_many(vecs, embedder) or [""] * len(candidates)]
+
+    def states(c: Candidate, kinds: set[str]) -> bool:
+        return bool(asked & kinds) and all(attributes.holder(c.sentence, n) == "self"
+                                           for n in asked & kinds)
+
+    stating = [states(c, d | k) for c, d, k in zip(candidates, described, learned, strict=True)]
+    # both classifiers, measured apart, say it states the asked attribute: "I work night
+    # shifts as a nurse" for "What do I do for a living?"
+    agreed = [states(c, d & k) for c, d, k in zip(candidates, described, learned, strict=True)]
     return Setting(eligible(question, candidates), bool(head_terms(question, candidates)),
-                   stating, [c.timestamp or 0.0 for c in candidates],
+                   stating, agreed, [c.timestamp or 0.0 for c in candidates],
                    [" ".join(words(c.sentence)) for c in candidates])
 
 
@@ -286,24 +295,30 @@ def best(chances: np.ndarray, allowed: Sequence[bool]) -> int | None:
 
 def choose(chances: np.ndarray, found: Setting, model: SlotModel,
            past: bool = False) -> tuple[int | None, int | None, float]:
-    """(the candidate said back or None, the likeliest allowed one, its probability): the
-    likeliest allowed candidate when its probability reaches the floor; where it states a
-    one-value attribute of the user, the newest statement of it ("I moved to Berlin" over
-    "I live in Paris"), or the one before it for a question on the past."""
+    """(the candidate said back or None, the one to offer as "not sure" or None, how sure
+    the likeliest allowed candidate answers): said back at the floor, offered at the hedge;
+    where it states a one-value attribute of the user, the newest statement of it stands in
+    ("I moved to Berlin" over "I live in Paris"), or the one before it for the past."""
     i = best(chances, found.allowed)
     if i is None:
         return None, None, 0.0
-    # a clause and the sentence it is part of say the same: their probabilities add up
-    sure = float(sum(chances[j] for j in range(len(chances))
-                     if found.texts[j] in found.texts[i] or found.texts[i] in found.texts[j]))
-    if sure < model.floor:
-        return None, i, sure
-    if not found.stating[i]:
-        return i, i, sure
-    same = [j for j in range(len(chances)) if found.stating[j] and found.allowed[j]
-            and chances[j] >= model.same_share * sure]
-    same.sort(key=lambda j: (found.times[j], float(chances[j])))
-    return (same[-2] if past and len(same) > 1 else same[-1]), i, sure
+    # a clause and the sentence it is part of say the same: their probabilities add up; sure
+    # is that against its nearest rival and "none of them", whatever the long tail of
+    # sentences far off (ten small-talk pages must not make a clear answer unsure)
+    same = [j for j in range(len(chances))
+            if found.texts[j] in found.texts[i] or found.texts[i] in found.texts[j]]
+    top = float(chances[same].sum())
+    rival = max((float(chances[j]) for j in range(len(chances)) if j not in same), default=0.0)
+    sure = top / (top + rival + max(0.0, 1.0 - float(chances.sum())))
+    if found.stating[i]:
+        stating = [j for j in range(len(chances)) if j == i or (
+            found.stating[j] and found.allowed[j]
+            and chances[j] >= model.same_share * chances[i])]
+        stating.sort(key=lambda j: (found.times[j], float(chances[j])))
+        i = stating[-2] if past and len(stating) > 1 else stating[-1]
+    if sure >= model.floor:
+        return i, None, sure
+    return None, (i if sure >= model.hedge else None), sure
 
 
 def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
@@ -317,17 +332,18 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
     x = pair_features(embedder, question, vecs[0], candidates, vecs[1:])
     chances = model.choice(x)
     order = [int(i) for i in np.argsort(-chances, kind="stable")]
-    pick, top, sure = choose(chances, setting(embedder, question, vecs[0], vecs[1:],
-                                              candidates), model, past)
-    maybe = [] if pick is not None or top is None or sure < model.hedge else \
-        [candidates[top]] + [candidates[i] for i in order
-                              if i != top and chances[i] >= model.hedge][:1]
+    found = setting(embedder, question, vecs[0], vecs[1:], candidates)
+    pick, offered, sure = choose(chances, found, model, past)
+    likeliest = best(chances, found.allowed)
+    maybe = [] if offered is None else [candidates[offered]]
+
+    def role(i: int) -> str:
+        return "taken" if i == pick else "offered" if i == offered else \
+            "likeliest" if i == likeliest and pick is None and offered is None else "other"
+
     considered = [{"text": candidates[i].sentence, "page_id": candidates[i].page_id,
                    "fact_id": candidates[i].fact_id, "chance": round(float(chances[i]), 3),
-                   "taken": i == pick,
-                   "why": _why(float(chances[i]), i == pick,
-                               pick is not None and i == top and i != pick,
-                               sure if i in (top, pick) else None, model)}
+                   "taken": i == pick, "why": _why(float(chances[i]), sure, model, role(i))}
                   for i in order]
     return Found(None if pick is None else candidates[pick], sure if pick is not None else 0.0,
                  maybe, considered)

@@ -44,7 +44,8 @@ class SlotModel:
         return out
 
 
-def fit_choice(xs: Sequence[np.ndarray], answers: Sequence[Sequence[int]], l2: float = 1e-2,
+# L2 0.1 over 0.01: the lower out-of-fold cost on the dev chats (125.5 against 130.5)
+def fit_choice(xs: Sequence[np.ndarray], answers: Sequence[Sequence[int]], l2: float = 1e-1,
                steps: int = 500, rate: float = 0.05) -> tuple[np.ndarray, float]:
     """Weights and the none-score maximising the probability of each question's answers
     (any of them; none for a question with no answer), with L2, by full-batch Adam."""
