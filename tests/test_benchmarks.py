@@ -270,6 +270,7 @@ def test_benchmarks_answers_scores_three_prompts_and_the_first_impression(embedd
 
 
 
+@pytest.mark.real_model  # which messages the model gets is the learned router's (MiniLM)
 def test_benchmarks_new_user_runs_both_sides_and_counts_what_a_reader_notices(embedder):
     from benchmarks import new_user
     from memoryos_core.testing import ScriptedChatModel

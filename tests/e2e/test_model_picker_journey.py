@@ -69,7 +69,7 @@ def test_local_server_is_found_picked_named_and_left(page: Page, personal) -> No
         f"server|{local.base_url}|local-llm")
     page.get_by_label("Model", exact=True).select_option("embedded")
     expect(page.locator(".model-name")).to_have_text("embedded local model (SmolLM2-135M-Instruct)")
-    item = send_chat(page, "Hello!")
+    item = send_chat(page, "Tell me a short joke about the sea.")  # the model's to answer
     expect(item.locator(".meta-model")).to_contain_text("SmolLM2-135M-Instruct")
     expect(exchanges(page)).to_have_count(2)
     assert len(local.completions()) == 1  # the embedded model answered, not the server
