@@ -106,16 +106,43 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
                                              _candidates(trace, recent)],
                         past=asks_about_past(question))
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
+    terms = slot.head_terms(question, [slot.Candidate(*c) for c in _candidates(trace, recent)])
     if found.pick is not None:
         c = found.pick
-        evidence = Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp,
+        evidence = Evidence(focus(c.sentence, terms), c.page_id, c.fact_id, c.timestamp,
                             round(found.chance, 4), 0)
         return Plan("memory", evidence, routed=view, considered=considered)
     if found.maybe:  # offered as "not sure": its page is shown beside the answer too
         c = found.maybe[0]
+        c = slot.Candidate(focus(c.sentence, terms), c.page_id, c.fact_id, c.timestamp)
         return Plan("memory", Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp, 0.0, 0),
-                    built=hedged(found.maybe), routed=view, considered=considered)
+                    built=hedged([c]), routed=view, considered=considered)
     return Plan("memory", routed=view, considered=considered)
+
+
+# a list of things joined by "and" or a comma, each opening with a determiner: "I have a dog
+# called Zuri and a cat called Kiki"
+_CONJUNCT = re.compile(r"\s*(?:,\s*and|\band|,)\s+(?=(?:a|an|the|my|our|two|three)\b)",
+                       re.IGNORECASE)
+_DETERMINER = re.compile(r"\b(?:a|an|the|my|our|two|three)\b", re.IGNORECASE)
+
+
+def focus(sentence: str, terms: set[str]) -> str:
+    """The part of a list sentence about the asked person or thing, with the sentence's
+    opening: "What's my cat called?" is answered "I have a cat called Kiki", not with the dog
+    beside it; the whole sentence where no single part names it."""
+    parts = [p.strip(" ,.") for p in _CONJUNCT.split(sentence)]
+    if len(parts) < 2 or not terms:
+        return sentence
+    named = [i for i, part in enumerate(parts) if slot.names(terms, part)]
+    if len(named) != 1:
+        return sentence
+    part = parts[named[0]]
+    if named[0] == 0:
+        return part + "."
+    opening = _DETERMINER.search(parts[0])
+    lead = parts[0][:opening.start()].strip() if opening else ""
+    return f"{lead} {part}.".strip() if lead else sentence
 
 
 def hedged(maybe: Sequence[slot.Candidate]) -> str:
