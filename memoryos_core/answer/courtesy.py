@@ -30,7 +30,9 @@ _GOODBYE = re.compile(r"^\s*(?:(?:ok(?:ay)?|well|thanks?|thank you)[\s,!.]*)*(?:
 _HOW_ARE_YOU = re.compile(r"^\s*how(?:'s| is| are) (?:you|it going|things)\b[^.!?]*[?!.]*\s*$",
                           re.IGNORECASE)
 NAME_GIVEN = re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"
-                        r"|\b(?:I'm|I am|(?i:call me)) ([A-Z][\w'-]+)\s*[.!]?$")
+                        r"|\b(?:(?i:call me)) ([A-Z][\w'-]+)\s*[.!]?$")
+# "I'm Sam" gives a name, "I'm Chinese" does not: the word is checked by meaning (names.py)
+_IM = re.compile(r"\b(?:I'm|I am) ([A-Z][\w'-]+)\s*[.!]?$")
 # the user's own name only: "a dog called Pepper" names the dog
 _NAME_STATED = re.compile(r"\b(?i:my name is|my name's|call me|i'm called|i am called) "
                           r"([A-Z][\w'-]+)")
@@ -71,10 +73,13 @@ def clauses(sentence: str) -> list[str]:
 
 
 def plain_reply(kind: str, question: str) -> str:
-    """Our reply when the model's failed: in kind with the message (a greeting is greeted, a
-    thank-you welcomed, a name given answered by name), else a plain prompt to go on."""
+    """Our reply when the model's failed: for small talk (`kind` social) in kind with the
+    message (a greeting is greeted, a thank-you welcomed, a name given answered by name), else
+    a plain prompt to go on ("Thanks, but that's wrong" is not thanks to welcome)."""
     if kind == "general":
         return PLAIN_REPLY["general"]
+    if kind != "social":
+        return PLAIN_REPLY["chat"]
     named = NAME_GIVEN.search(question)
     if named:
         return f"Nice to meet you, {named.group(1) or named.group(2)}! What's on your mind?"
@@ -85,12 +90,21 @@ def plain_reply(kind: str, question: str) -> str:
     return PLAIN_REPLY["chat"]
 
 
-def known_name(texts: Iterable[str]) -> str | None:
-    """The user's name as they gave it ("My name is Dana", "call me Sam"), newest first."""
+def _no_name(word: str) -> bool:
+    """Without a measured check no bare "I'm X" is a name."""
+    return False
+
+
+def known_name(texts: Iterable[str], is_name: Callable[[str], bool] = _no_name) -> str | None:
+    """The user's name as they gave it ("My name is Dana", "call me Sam", "I'm Sam" where
+    `is_name` says Sam is a name), newest first."""
     for text in texts:
         found = _NAME_STATED.search(text) or NAME_GIVEN.search(text)
         if found:
             return next(g for g in found.groups() if g)
+        bare = _IM.search(text)
+        if bare and is_name(bare.group(1)):
+            return bare.group(1)
     return None
 
 
@@ -102,7 +116,8 @@ def tells_a_fact(clause: str) -> bool:
         and not _ON_THE_TALK.search(clause)
 
 
-def _told(message: str, reflect: Callable[[str], str | None]) -> tuple[str | None, list[str]]:
+def _told(message: str, reflect: Callable[[str], str | None],
+          is_name: Callable[[str], bool] = _no_name) -> tuple[str | None, list[str]]:
     """(the name given, the other facts said back) when every sentence of the message tells
     something of the user's life; (None, []) otherwise."""
     rest = GREETING.sub("", message, count=1).strip() or message
@@ -114,9 +129,10 @@ def _told(message: str, reflect: Callable[[str], str | None]) -> tuple[str | Non
         for clause in clauses(sentence):
             clause = clause.strip().rstrip(".!")
             given = NAME_GIVEN.fullmatch(clause + ".") or re.fullmatch(
-                r"(?i:my name is|call me|i'm|i am) ([A-Z][\w'-]+)", clause)
-            if given:
-                name = next(g for g in given.groups() if g)
+                r"(?i:my name is|call me) ([A-Z][\w'-]+)", clause)
+            bare = re.fullmatch(r"(?i:i'm|i am) ([A-Z][\w'-]+)", clause)
+            if given or (bare and is_name(bare.group(1))):
+                name = next(g for g in (given or bare).groups() if g)  # type: ignore[union-attr]
                 continue
             reflected = reflect(clause) if tells_a_fact(clause) else None
             if reflected is None:
@@ -141,16 +157,17 @@ def _feeling(text: str, reflect: Callable[[str], str | None]) -> str | None:
 
 
 def reply(message: str, recent_user_texts: list[str],
-          reflect: Callable[[str], str | None]) -> str | None:
+          reflect: Callable[[str], str | None],
+          is_name: Callable[[str], bool] = _no_name) -> str | None:
     """The reply to a greeting, a thank-you, a goodbye or a fact told about oneself, or None
     when the message is anything else (the model's)."""
     text = message.strip()
-    name = known_name(reversed(recent_user_texts))
+    name = known_name(reversed(recent_user_texts), is_name)
     to_name = f", {name}" if name else ""
     felt = _feeling(text, reflect)
     if felt is not None:
         return felt
-    given, facts = _told(text, reflect)
+    given, facts = _told(text, reflect, is_name)
     if given or facts:
         opening = f"Nice to meet you, {given}!" if given else "Got it:"
         if not facts:

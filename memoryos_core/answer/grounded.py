@@ -24,7 +24,7 @@ from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
 from ..text import STOP_WORDS, sentences, words
-from . import courtesy, router, slot
+from . import courtesy, names, router, slot
 from .types import Retrieval
 
 DONT_REMEMBER = "I don't remember you telling me that."
@@ -64,7 +64,7 @@ class Evidence:
 class Plan:
     """How a message is answered: `kind` memory (from memory), general or chat (the model)."""
 
-    kind: str  # memory | courtesy (both built, no model call) | general | chat
+    kind: str  # memory | courtesy (both built, no model call) | general | chat | social
     evidence: Evidence | None = None
     built: str | None = None  # a courtesy reply, or what memory holds of the user
     routed: dict[str, Any] | None = None  # the router's decision (router.Routed.view)
@@ -90,16 +90,16 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     view = routed.view()
     if routed.route in ("social", "told"):
         polite = courtesy.reply(question, [str(r.get("user_text") or "") for r in recent],
-                                reflect)
+                                reflect, names.first_name_check(embedder))
         if polite is not None:
             return Plan("courtesy", built=polite, routed=view)
-        return Plan("chat", routed=view)
+        return Plan("social" if routed.route == "social" else "chat", routed=view)
     if routed.route == "model":  # a question is "general" (its plain reply says so)
         return Plan("general" if "?" in question else "chat", routed=view)
     if ABOUT_ME.search(question):
         return dataclasses.replace(about_me(trace, recent), routed=view)
     if ASKS_OWN_NAME.search(question):  # the name the user gave, as they gave it
-        named = own_name(trace, recent)
+        named = own_name(trace, recent, names.first_name_check(embedder))
         if named is not None:
             return Plan("memory", named, routed=view)
     found = slot.answer(embedder, question, [slot.Candidate(*c) for c in
@@ -166,16 +166,19 @@ ABOUT_ME_MOST = 6  # sentences said back for "What do you know about me?"
 ASKS_OWN_NAME = re.compile(r"\bmy name\b(?!\s+(?:is|was|'s)\b)", re.IGNORECASE)
 
 
-def own_name(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Evidence | None:
-    """The newest sentence where the user gave their name ("My name is Dana", "call me
-    Sam"), or None when they never did."""
-    given = [(ts or 0.0, sentence, page, fact)
-             for sentence, page, fact, ts in _candidates(trace, recent)
-             if courtesy.known_name([sentence]) is not None]
-    if not given:
-        return None
-    ts, sentence, page, fact = max(given, key=lambda g: g[0])
-    return Evidence(sentence, page, fact, ts or None, 1.0, 0)
+def own_name(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
+             is_name: Any = None) -> Evidence | None:
+    """The newest message where the user gave their name ("My name is Dana", "Hi! I'm Sam"),
+    among the recent exchanges and the pages in the prompt, or None when they never did."""
+    check = is_name or (lambda word: False)
+    said = [(r.get("ts"), str(r.get("user_text") or ""), int(r["id"])) for r in recent]
+    said += [(p.get("timestamp"), str(p.get("user") or ""), p["id"]) for p in trace.pages
+             if p.get("selected")]
+    for ts, text, page in sorted(said, key=lambda x: -(x[0] or 0.0)):
+        name = courtesy.known_name([text], check)
+        if name is not None:
+            return Evidence(f"My name is {name}.", page, None, ts, 1.0, 0)
+    return None
 
 
 def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan:

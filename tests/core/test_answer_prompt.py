@@ -370,8 +370,11 @@ def test_a_capable_model_gets_the_chat_layout_and_streams(make_engine):
 
 def test_the_plain_reply_answers_in_kind_with_the_message():
     plain = courtesy.plain_reply
-    assert plain("chat", "Hi! My name is Priya.") == "Nice to meet you, Priya! What's on your mind?"
-    assert plain("chat", "Good morning!") == "Hello! What would you like to talk about?"
-    assert plain("chat", "Thanks, that's kind of you.") == "You're welcome!"
-    assert plain("chat", "I am tired.") == "I see. Tell me more?"  # no name: "tired" is not one
+    assert plain("social", "Hi! My name is Priya.") == \
+        "Nice to meet you, Priya! What's on your mind?"
+    assert plain("social", "Good morning!") == "Hello! What would you like to talk about?"
+    assert plain("social", "Thanks, that's kind of you.") == "You're welcome!"
+    assert plain("social", "I am tired.") == "I see. Tell me more?"  # "tired" is not a name
+    # what the router did not read as small talk is not met as thanks
+    assert plain("chat", "Thanks, but that's wrong.") == "I see. Tell me more?"
     assert plain("general", "Hi, what is a quasar?").startswith("I'm not sure about that.")

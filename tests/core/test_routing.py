@@ -1,0 +1,56 @@
+"""The embedded chat's learned decisions hold on messages of the kinds the old rules misread."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryos_core.answer import names, router
+from memoryos_core.answer.router import SHIPPED, data_hash, examples, load
+from tests.core.test_answer_prompt import small_model
+
+
+def test_the_shipped_router_weights_match_the_examples_they_were_fitted_on():
+    """A changed example file without `benchmarks.routing --write-weights` fails here."""
+    assert load(SHIPPED, data_hash(examples())) is not None
+
+
+@pytest.mark.real_model  # the router is a model over MiniLM's meaning
+def test_requests_that_talk_about_the_user_go_to_the_model_and_recall_to_memory(embedder):
+    requests = ["I'm starting a new job on Monday and I'm nervous, any tips?",
+                "Our dog keeps barking at night, what can we do?",
+                "My sister's wedding is next month, can you help me write a toast?",
+                "Can you suggest a name for my new kitten?", "Thanks, but that's not right."]
+    recall = ["What does my partner do for work?", "Where are we going this summer?",
+              "What's my dog called again?", "Do you remember my sister's name?"]
+    assert [router.route(embedder, t).route for t in requests] == ["model"] * len(requests)
+    assert [router.route(embedder, t).route for t in recall] == ["memory"] * len(recall)
+
+
+@pytest.mark.real_model  # which word is a first name is read by meaning
+def test_a_nationality_after_im_is_not_taken_for_a_name(embedder):
+    is_name = names.first_name_check(embedder)
+    assert [is_name(w) for w in ("Sam", "Priyanka", "Joaquin")] == [True, True, True]
+    assert [is_name(w) for w in ("Chinese", "Portuguese", "Vegetarian")] == [False] * 3
+
+
+@pytest.mark.real_model
+def test_told_facts_are_said_back_and_asked_slots_answered_by_the_right_sentence(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    model = small_model(default=lambda messages, schema: "A model's answer.")
+
+    def say(text: str) -> str:
+        return engine.chat("u1", text, model=model, maintain=False)["answer"]
+
+    assert say("I'm Chinese and I live in Leeds.") == \
+        "Got it: you're Chinese; you live in Leeds."  # not "Nice to meet you, Chinese!"
+    say("My partner Jo is a nurse and my brother Ed is a chef.")
+    say("I have a dog called Rex and a cat called Tom.")
+    partner = say("What does my partner do?")
+    assert "nurse" in partner and "chef" not in partner  # the partner's job, not the brother's
+    dog = say("What's my dog's name?")
+    assert "Rex" in dog and "Tom" not in dog  # the dog, not the cat beside it in the sentence
+    unknown = say("What's my blood type?")
+    assert unknown == "I don't remember you telling me that."
+    first = engine.chat("u2", "I'm moving flats next week and I'm dreading it, any tips?",
+                        model=model, maintain=False)
+    assert first["source"] == "model"  # the first message of a newcomer: the model answers
