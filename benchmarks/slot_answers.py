@@ -198,18 +198,19 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
             chances[i] = part.choice(feats[i])
     whole = model_of(list(range(len(train))))
 
-    def outcomes(floor: float, hedge: float, share: float) -> list[str]:
+    def outcomes(floor: float, hedge: float, share: float, offers: bool) -> list[str]:
         probe = SlotModel(slot.FEATURES, whole.weights, whole.none_score, floor, hedge,
-                          emb_name, share)
+                          emb_name, share, offers)
         return [outcome(q, *decide(c, q, probe)) for q, c in zip(train, chances, strict=True)]
 
-    costs = {(f, h, s): tally(outcomes(f, h, s))["cost"]
-             for f in FLOORS for h in FLOORS if h <= f for s in SHARES}
-    # ties: the lower floor, the higher hedge, the lower share (the newest statement rule)
-    floor, hedge, share = min(costs, key=lambda k: (costs[k], k[0], -k[1], k[2]))
+    costs = {(f, h, s, o): tally(outcomes(f, h, s, o))["cost"] for f in FLOORS
+             for h in FLOORS if h <= f for s in SHARES for o in (False, True)}
+    # ties: the lower floor, the higher hedge, the lower share (the newest statement rule),
+    # no offers of an agreed attribute
+    floor, hedge, share, offers = min(costs, key=lambda k: (costs[k], k[0], -k[1], k[2], k[3]))
     model = SlotModel(slot.FEATURES, whole.weights, whole.none_score, floor, hedge, emb_name,
-                      share)
-    return model, {"floor": {f"{f}/{h}/{s}": c for (f, h, s), c in costs.items()},
+                      share, offers)
+    return model, {"floor": {f"{f}/{h}/{s}/{o}": c for (f, h, s, o), c in costs.items()},
                    "oof": chances}
 
 
@@ -281,7 +282,7 @@ def main() -> None:
              f"learned: {result['learned']}", f"rules:   {result['rules_baseline']}",
              f"hedged (not sure, named candidates): {result['hedged']}, hedge {model.hedge}",
              f"weights: {result['weights']}, none {result['none_score']},"
-             f" one-value share {model.same_share}"]
+             f" one-value share {model.same_share}, agreed offers {model.agreed_offers}"]
     for q, f, o in zip(held, found, learned, strict=True):
         said = f.pick.sentence if f.pick is not None else \
             ("maybe: " + " | ".join(c.sentence for c in f.maybe[:2]) if f.maybe else "-")

@@ -282,8 +282,9 @@ def test_benchmarks_new_user_runs_both_sides_and_counts_what_a_reader_notices(em
     result = new_user.run(model, embedder)
     product, baseline = result["product"], result["model_for_small_talk"]
     assert product["turns"] == baseline["turns"] == len(new_user.CHAT)
-    # the set replies keep greetings, facts told, feelings and thanks from the model
-    assert product["model_calls"] == 3 < baseline["model_calls"]
+    # the set replies keep greetings, facts told and thanks from the model (a feeling the
+    # router is unsure of is the model's): the joke, the capital and the recipe reach it
+    assert 3 <= product["model_calls"] <= 4 < baseline["model_calls"]
     said = {t["message"]: t for t in result["runs"][0]["answers"]}
     assert result["runs"][0]["set_replies"] is True
     assert said["What's my name?"]["right"] and said["Hi!"]["right"]

@@ -318,6 +318,14 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
         i = stating[-2] if past and len(stating) > 1 else stating[-1]
     if sure >= model.floor:
         return i, None, sure
+    if sure < model.hedge and model.agreed_offers:
+        # a one-value attribute of the user that both classifiers find stated ("I moved to
+        # Cardiff last week" for "Where do I live now?"): offered, the newest (or the one
+        # before it for the past), rather than "I don't remember"
+        agreed = sorted((j for j in range(len(chances)) if found.agreed[j] and found.allowed[j]),
+                        key=lambda j: (found.times[j], float(chances[j])))
+        if agreed:
+            return None, (agreed[-2] if past and len(agreed) > 1 else agreed[-1]), sure
     return None, (i if sure >= model.hedge else None), sure
 
 

@@ -34,6 +34,8 @@ class SlotModel:
     measured_with: str
     same_share: float = 0.0  # a newer statement of a one-value attribute counts from this
     # share of the answer's probability (0: every statement of it the classifier finds)
+    agreed_offers: bool = False  # a statement of the asked one-value attribute both
+    # classifiers find is offered as "not sure" where nothing else is
 
     def choice(self, x: np.ndarray) -> np.ndarray:
         """The probability that each candidate is the answer (the rest: none of them)."""
@@ -80,7 +82,8 @@ def load(features: Sequence[str], path: Path = WEIGHTS) -> SlotModel:
                          " --write-weights")
     return SlotModel(tuple(features), np.asarray(data["weights"], dtype=np.float64),
                      float(data["none_score"]), float(data["floor"]), float(data["hedge"]),
-                     str(data["embedder"]), float(data["same_share"]))
+                     str(data["embedder"]), float(data["same_share"]),
+                     bool(data.get("agreed_offers", False)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -95,5 +98,5 @@ def save(model: SlotModel, path: Path = WEIGHTS, **about: Any) -> None:
         "features": list(model.features),
         "weights": [round(float(w), 5) for w in model.weights],
         "none_score": round(model.none_score, 5), "floor": model.floor, "hedge": model.hedge,
-        "same_share": model.same_share,
+        "same_share": model.same_share, "agreed_offers": model.agreed_offers,
         "embedder": model.measured_with, **about}, indent=1) + "\n", encoding="utf-8")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memoryos_core.memory import learned, signals
+from memoryos_core.testing import HashEmbedder
 
 NOT_THE_USERS = ["I drive a red 2016 Honda Jazz.", "My cousin plays the violin.",
                  "My neighbour Tomasz has a vegetable garden.", "Do you like music?",
@@ -16,9 +17,9 @@ THE_USERS = {"I play the guitar in a jazz band on Fridays.": "Music Interest",
              "I've been cooking a lot of Persian recipes at home.": "Food Interest"}
 
 
-def test_profile_owned_keeps_every_sentence_with_an_unmeasured_embedder(embedder):
-    if learned.model_for(signals.OWN_DATA, embedder) is not None:
-        pytest.skip("the real model: see the real_model test")
+def test_profile_owned_keeps_every_sentence_with_an_unmeasured_embedder():
+    embedder = HashEmbedder()  # one the check was not measured for, in every tier
+    assert learned.model_for(signals.OWN_DATA, embedder) is None
     assert signals.owned(embedder, embedder.embed(NOT_THE_USERS)) == [True] * len(NOT_THE_USERS)
     rows = learned.read(signals.OWN_DATA)
     assert {lab for lab, _ in rows} == {"own", "not"} and len(learned.split(rows)[1]) >= 30
