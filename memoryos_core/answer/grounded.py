@@ -104,11 +104,10 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         named = own_name(trace, recent, names.first_name_check(embedder))
         if named is not None:
             return Plan("memory", named, routed=view)
-    found = slot.answer(embedder, question, [slot.Candidate(*c) for c in
-                                             _candidates(trace, recent)],
-                        past=asks_about_past(question))
+    candidates = [slot.Candidate(*c) for c in _candidates(trace, recent)]  # read once
+    found = slot.answer(embedder, question, candidates, past=asks_about_past(question))
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
-    terms = slot.head_terms(question, [slot.Candidate(*c) for c in _candidates(trace, recent)])
+    terms = slot.head_terms(question, candidates)
     if found.pick is not None:
         c = found.pick
         evidence = Evidence(focus(c.sentence, terms), c.page_id, c.fact_id, c.timestamp,

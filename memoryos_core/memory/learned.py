@@ -13,11 +13,12 @@ second. Only for the embedding model the data was measured with (MEASURED); with
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ..llm.classifier import SoftmaxModel
 
 DATA = Path(__file__).with_name("labelled")
 MEASURED = frozenset({"all-MiniLM-L6-v2"})
@@ -48,21 +49,9 @@ def split(rows: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tupl
     return [r for r in rows if not held_out(r[1])], [r for r in rows if held_out(r[1])]
 
 
-@dataclass
-class Softmax:
-    """A fitted multinomial logistic regression: class names, weights and bias."""
-
-    classes: list[str]
-    weights: np.ndarray  # (dim, classes)
-    bias: np.ndarray  # (classes,)
-
-    def probabilities(self, vecs: np.ndarray) -> np.ndarray:
-        """Class probabilities for each row of a matrix of vectors."""
-        logits = np.asarray(vecs, dtype=np.float32) @ self.weights + self.bias
-        logits -= logits.max(axis=1, keepdims=True)
-        exp = np.exp(logits)
-        out: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
-        return out
+class Softmax(SoftmaxModel):
+    """A fitted multinomial logistic regression over sentence vectors (llm/classifier.py's
+    model), read as the likeliest class of each row."""
 
     def predict(self, vecs: np.ndarray) -> list[tuple[str, float]]:
         """The most likely class of each row, with its probability."""
