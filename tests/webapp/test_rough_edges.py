@@ -60,3 +60,12 @@ def test_an_idle_lifetime_under_a_minute_is_refused_at_start(make_app, monkeypat
         make_app()
     monkeypatch.setenv("MEMPLAY_SESSION_IDLE_SECONDS", "60")
     assert make_app().test_client().get("/login").status_code == 200
+
+
+def test_the_users_settings_name_the_embedded_model_once(make_app):
+    client = make_app(CHAT_MODEL=None, WARM_UP_MODEL=False).test_client()
+    client.post("/register", data={"username": "alice", "password": "correct horse",
+                                   "confirm": "correct horse"})
+    html = client.get("/settings").data.decode()
+    assert "embedded local model (SmolLM2-135M-Instruct)</strong>." in html
+    assert "(embedded)" not in html
