@@ -58,6 +58,8 @@ class SearchResult(TypedDict):
 
     query: str
     terms: list[str]
+    # False when no page or fact holds a searched word: every hit is then only near in meaning
+    words_found: bool
     pages: list[FoundPage]
     facts: list[FoundFact]
     profile: list[FoundDimension]
@@ -90,8 +92,10 @@ def search(ctx: Context, user_id: str, query: Any, limit: int = 20) -> SearchRes
                        by_words=i in by_words, by_meaning=i in similarity,
                        similarity=round(similarity[i], 4) if i in similarity else None)
              for i in sorted(fused, key=lambda i: (-fused[i], i)) if i in rows][:limit]
-    return SearchResult(query=query, terms=terms, pages=pages,
-                        facts=_facts(ctx, user_id, terms, vec, limit),
+    facts = _facts(ctx, user_id, terms, vec, limit)
+    return SearchResult(query=query, terms=terms,
+                        words_found=any(h["by_words"] for h in [*pages, *facts]),
+                        pages=pages, facts=facts,
                         profile=_profile(ctx, user_id, terms, {p["id"] for p in pages}))
 
 

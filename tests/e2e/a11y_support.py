@@ -96,6 +96,7 @@ def seed_user(page: Page, username: str, fake: Any) -> Seeded:
         "engine-settings": "/-/settings", "instance": "/-/versions", "trace": why,
         "job": f"/jobs/{job['id']}", "not-found": "/memory/pages/99999999",
         "search": "/memory/search?q=morning+walk", "search-form": "/memory/search",
+        "search-related": "/memory/search?q=jogging",  # found nowhere: neighbours listed apart
     }
     return Seeded(username=username, paths=discover(page, paths), chats=list(CHATS))
 

@@ -221,3 +221,21 @@ def test_mcp_search_memory_and_forget_exchange(server):  # noqa: F811 - the fixt
     assert seen["forget"]["forgotten"] == pid and seen["forget"]["saved_as"]
     assert all(SECRET not in p["user"] for p in seen["after"]["pages"])
     assert seen["again"].is_error and "no page" in seen["again"].content[0].text
+
+
+def test_a_word_found_nowhere_lists_its_neighbours_apart_as_related_by_meaning(client, user,
+                                                                               engine):
+    # issue 47: "meaning (0.37)" hits looked like matches of a word that is nowhere in memory
+    _talk(engine, user)
+    result = client.get("/memory/search.json?q=jogging").json["result"]
+    assert not result["words_found"] and result["pages"]
+    assert not any(p["by_words"] for p in result["pages"])
+    html = client.get("/memory/search?q=jogging").data.decode()
+    words_part, related = html.split('id="found-related"')
+    assert "No exchange or fact holds “jogging”." in words_part
+    assert "/memory/pages/" not in words_part.split('id="found-pages"')[1]
+    assert "marathon" in related and "similarity" in related
+    valencia = client.get("/memory/search?q=Valencia").data.decode()
+    pid = _page_of(engine, user, "Valencia")
+    assert f'href="/memory/pages/{pid}"' in valencia.split('id="found-related"')[0]
+    assert "No exchange or fact holds" not in valencia
