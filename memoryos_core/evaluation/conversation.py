@@ -89,13 +89,16 @@ class Conversation:
             for ref in str(refs).split(","):
                 self.dia[ref.strip()] = int(ex_id)
         self.turn_text: dict[str, str] = {}
+        self.turn_where: dict[str, str] = {}  # dia_id -> its place, as the importer names it
         conv = (sample.doc.get("conversation") if sample else None) or {}
         for key, value in conv.items():
             if key.startswith("session_") and isinstance(value, list):
-                for turn in value:
+                for k, turn in enumerate(value):
                     if isinstance(turn, dict) and "dia_id" in turn:
                         self.turn_text[str(turn["dia_id"])] = \
                             f"{turn.get('speaker', '')}: {turn.get('text', '')}"
+                        self.turn_where[str(turn["dia_id"])] = f"{key}[{k}]"
+        self.skipped = {str(s["where"]): str(s["reason"]) for s in report.get("skipped", [])}
 
     def context(self, strategy: str, question: str, budget: int, window: int, target: int,
                 evidence: list[int], qvec: Any = None) -> Assembled:

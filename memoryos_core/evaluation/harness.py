@@ -95,7 +95,7 @@ def evaluate(conv: Conversation, qas: list[dict[str, Any]], budget: int, window:
                 **(answerer.answer(qa, got.text) if answerer is not None else {}),
                 "question": question,
                 "answer": str(qa.get("answer", "")) if qa.get("answer") is not None else None,
-                "gold": [dict(g, **_verdict(g, got.why, strategy)) for g in gold],
+                "gold": [dict(g, **_verdict(g, got.why, conv)) for g in gold],
                 "context": got.lines,
                 **({"trace": got.trace} if got.trace is not None else {}),
                 **({"question_type": question_type} if question_type is not None else {})})
@@ -104,14 +104,22 @@ def evaluate(conv: Conversation, qas: list[dict[str, Any]], budget: int, window:
     return records
 
 
-def _verdict(gold: dict[str, Any], why: dict[int, dict[str, Any]], strategy: str,
+def _verdict(gold: dict[str, Any], why: dict[int, dict[str, Any]], conv: Conversation,
              ) -> dict[str, Any]:
-    """The reason for one gold turn; a turn that is no exchange was never imported."""
+    """The reason for one gold turn; a turn that is no exchange says why it was not imported."""
     ex = gold["exchange"]
-    if ex is None:
-        return {"code": "not_imported", "in_context": False, "ranks": {},
-                "reason": "not imported: the turn is empty or was skipped by the importer"}
-    return why[ex]
+    if ex is not None:
+        return why[ex]
+    dia = gold["dia_id"]
+    where = conv.turn_where.get(dia)
+    if where is None:  # the data set's mistake, not the importer's
+        text = (f"not in the file: the evidence id {dia} names no turn in it (no session"
+                " holds a turn with this dia_id)")
+    elif where in conv.skipped:
+        text = f"not imported: the importer skipped {where} ({conv.skipped[where]})"
+    else:
+        text = f"not imported: {where} was read but no imported exchange carries its id"
+    return {"code": "not_imported", "in_context": False, "ranks": {}, "reason": text}
 
 
 def aggregate(records: list[dict[str, Any]],

@@ -31,6 +31,27 @@ def _ranks_text(ranks: dict[str, int | None]) -> str:
     return ", ".join(got) if got else "no list"
 
 
+def _lists_text(ranks: dict[str, int | None], searched: list[str],
+                period: list[str] | None = None) -> str:
+    """Its ranks, and the lists it is missing from with what they searched: a vector #2 page
+    ranked 63 because pages holding the searched words came first, which the reader can act on."""
+    got = _ranks_text(ranks) if any(v is not None for v in ranks.values()) else ""
+    missed = []
+    if ranks.get("keyword") is None:
+        missed.append(f"not in the keyword list (searched: {', '.join(searched)})" if searched
+                      else "no keyword search (no distinctive word in the question)")
+    if period and ranks.get("period") is None:
+        missed.append(f"not in the date list ({' to '.join(period)})")
+    return "; ".join(p for p in (got, *missed) if p)
+
+
+def _worded_above(trace: RetrievalData, ranked: list[int], ex: int) -> str:
+    """How many pages found by the keyword search ranked above a page missing from it."""
+    above = {p["id"]: p for p in trace["pages"]}
+    n = sum(1 for pid in ranked[:ranked.index(ex)] if "keyword_rank" in above[pid])
+    return f"; {n} pages holding the searched words ranked above it" if n else ""
+
+
 def _common_words(conv: Conversation, ex_id: int, dropped: list[str]) -> list[str]:
     """The dropped (too common) query words this exchange holds."""
     row = conv.by_id[ex_id]
@@ -49,6 +70,7 @@ def product(trace: RetrievalData, evidence: list[int], conv: Conversation,
     hits = {p["id"]: p for p in trace["pages"]}
     ranked = [p["id"] for p in trace["pages"] if "repeats" not in p]
     dropped = [w for w in trace["query_keywords"] if w not in trace["keyword_search_terms"]]
+    words_searched = list(trace["keyword_search_terms"])
     out: dict[int, dict[str, Any]] = {}
     for ex in evidence:
         p = hits.get(ex)
@@ -69,13 +91,16 @@ def product(trace: RetrievalData, evidence: list[int], conv: Conversation,
             out[ex] = reason("filtered", f"filtered out: repeats page {p['repeats']}", False,
                              **ranks)
         elif p is not None and ranked.index(ex) >= top_pages:
-            out[ex] = reason("page_limit", f"ranked {ranked.index(ex) + 1} ({_ranks_text(ranks)}),"
-                             f" below the {top_pages} pages the block considers", False, **ranks)
+            lists = _lists_text(ranks, words_searched, trace["period"])
+            worded = _worded_above(trace, ranked, ex) if ranks["keyword"] is None else ""
+            out[ex] = reason("page_limit", f"ranked {ranked.index(ex) + 1} ({lists}), below the"
+                             f" {top_pages} pages the block considers{worded}", False, **ranks)
         elif p is not None:
             short = " (its page is in short-term memory, shown shortened)" \
                 if _shortened(conv, ex) else ""
+            lists = _lists_text(ranks, words_searched, trace["period"])
             out[ex] = reason("budget", f"dropped by the token budget: rank {ranked.index(ex) + 1}"
-                             f" ({_ranks_text(ranks)}){short}", False, **ranks)
+                             f" ({lists}){short}", False, **ranks)
         elif _shortened(conv, ex):
             out[ex] = reason("shortened", "its page is in short-term memory, shown shortened"
                              " (the evidence may be cut away)", False)
@@ -110,8 +135,10 @@ def flat(ctx: FlatContext, evidence: list[int], conv: Conversation) -> dict[int,
             out[ex] = reason("selected", f"in context: page {ctx.taken.index(ex) + 1} of"
                              f" {len(ctx.taken)} ({_ranks_text(ranks)})", True, **ranks)
         elif ranks["vector"] or ranks["keyword"]:
+            lists = _lists_text(ranks, ctx.words) if ctx.keyword or ctx.words else \
+                _ranks_text(ranks)  # flat (dense only) searches no words
             out[ex] = reason("budget", "dropped by the token budget (equal tokens with the"
-                             f" product; {_ranks_text(ranks)})", False, **ranks)
+                             f" product; {lists})", False, **ranks)
         elif _shortened(conv, ex):
             out[ex] = reason("shortened", "its page is in short-term memory, shown shortened",
                              False)
