@@ -228,7 +228,16 @@ def _enforce_fact_capacity(ctx: Context, conn: Connection, user_id: str, kind: s
             rows.sort(key=lambda f: (f[3] or 0.0, f[1], f[2], f[0]) if history
                       else (f[1], f[2], f[0]))
             gone += [f[0] for f in rows[:extra]]
-    facts_db.delete_facts(conn, user_id, gone)
+    # an evicted fact's history goes with it: left behind, the values it replaced would read
+    # as current facts again (the timeline lists a replaced fact whose successor is gone)
+    successor = facts_db.fact_successors(conn, user_id, kind)
+    evicted, grew = set(gone), True
+    while grew:
+        more = {old for old, new in successor.items() if new in evicted and old not in evicted
+                and old not in mine}
+        evicted |= more
+        grew = bool(more)
+    facts_db.delete_facts(conn, user_id, sorted(evicted))
 
 
 def extractive_facts(chunk: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

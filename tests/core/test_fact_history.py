@@ -221,3 +221,21 @@ def test_migration_backfills_valid_from_from_the_newest_source_page(tmp_path, da
     finally:
         store.close()
     assert got == {1: (200, None, None), 2: (7, None, None)}
+
+
+def test_a_fact_evicted_over_capacity_takes_its_history_with_it(make_engine):
+    # issue 47: the lab's memory showed 102 user facts with a capacity of 100: an evicted
+    # current fact left the values it had replaced, each then listed as a fact of its own
+    engine = make_engine(consolidation="extractive", analysis="extractive",
+                         short_term_capacity=2, fact_capacity=4)
+    _car_history(engine)
+    newer = [("I started volunteering at the animal shelter on Saturdays.", "How kind."),
+             ("My favourite author is Ursula Le Guin.", "A wonderful writer."),
+             ("I grow tomatoes and basil on my balcony.", "Fresh basil is great."),
+             ("I play the cello in a community orchestra.", "Lovely instrument.")]
+    _say(engine, [*newer, *CLOSING], T1 + 10 * DAY)
+    engine.force_analysis("u1")
+    long = engine.state("u1")["long_term"]
+    facts = long["user_facts"]
+    assert len(facts) <= long["fact_capacity"] == 4, [f["text"] for f in facts]
+    assert not any("Subaru" in f["text"] for f in facts)  # not without the Tesla

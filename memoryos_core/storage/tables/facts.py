@@ -124,6 +124,13 @@ def fact_support(conn: Connection, user_id: str,
         (user_id, kind)).fetchall()]
 
 
+def fact_successors(conn: Connection, user_id: str, kind: str) -> dict[int, int]:
+    """Replaced fact id -> the id of the fact that replaced it, for one kind."""
+    return {int(r[0]): int(r[1]) for r in conn.execute(
+        "SELECT id, superseded_by FROM facts WHERE user_id = ? AND kind = ? AND"
+        " superseded_by IS NOT NULL", (user_id, kind)).fetchall()}
+
+
 def known_fact_norms(store: BaseStore, user_id: str) -> set[tuple[str, str]]:
     """(kind, normalised text) of every fact of the user (to skip re-imports)."""
     return {(r["kind"], r["norm"]) for r in store.query(
