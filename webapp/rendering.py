@@ -20,14 +20,30 @@ def markdown(text: str | None) -> Markup:
     return Markup(nh3.clean(html))  # noqa: S704 - cleaned by nh3 just above
 
 
-def when(ts: float | None) -> str:
-    """A timestamp as 'YYYY-MM-DD HH:MM' (UTC), or a dash."""
+def _utc(ts: float | None) -> dt.datetime | None:
+    """A stored timestamp as a UTC datetime, or None (none, or outside what dates can say)."""
     if not ts:
-        return "—"
+        return None
     try:
-        return dt.datetime.fromtimestamp(float(ts), dt.UTC).strftime("%Y-%m-%d %H:%M")
-    except (ValueError, OverflowError, OSError):  # a stored time outside what dates can say
+        return dt.datetime.fromtimestamp(float(ts), dt.UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def when_text(ts: float | None) -> str:
+    """A timestamp as plain text 'YYYY-MM-DD HH:MM UTC' (where no element may go), or a dash."""
+    moment = _utc(ts)
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else "—"
+
+
+def when(ts: float | None) -> Markup | str:
+    """A timestamp as a <time> element reading 'YYYY-MM-DD HH:MM UTC'; app.js shows it in the
+    reader's own zone (named), so without JavaScript the zone is still said. A dash for none."""
+    moment = _utc(ts)
+    if moment is None:
         return "—"
+    return Markup(f'<time datetime="{moment.strftime("%Y-%m-%dT%H:%MZ")}">'
+                  f'{moment.strftime("%Y-%m-%d %H:%M")} UTC</time>')  # noqa: S704 - digits only
 
 
 def duration(seconds: float) -> str:
@@ -104,5 +120,6 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["event_items"] = event_items
     app.jinja_env.filters["markdown"] = markdown
     app.jinja_env.filters["when"] = when
+    app.jinja_env.filters["when_text"] = when_text
     app.jinja_env.filters["duration"] = duration
     app.jinja_env.globals["heat_bars"] = heat_bars

@@ -120,7 +120,8 @@ def test_memory_shows_a_fact_history_and_the_trace_marks_it(client, user, engine
     assert sister["history"] == [] and sister["valid_until"] is None
     page = client.get("/memory").data.decode()
     assert "History: 1 earlier value" in page and SUBARU in page
-    assert "2024-05-01 10:00 → 2024-06-01 09:00" in page
+    assert ('<time datetime="2024-05-01T10:00Z">2024-05-01 10:00 UTC</time> →'
+            ' <time datetime="2024-06-01T09:00Z">2024-06-01 09:00 UTC</time>') in page
 
     chat_model.enqueue("Before the Tesla you drove a Subaru Outback.")
     asked = client.post("/chat.json", data={"message": "What car did I drive before?"})
@@ -128,4 +129,5 @@ def test_memory_shows_a_fact_history_and_the_trace_marks_it(client, user, engine
     trace = client.get(f"/chat/trace/{exchange_id}.json").json["trace"]
     old = next(f for f in trace["facts"]["user"] if f["text"] == SUBARU)
     assert old["superseded"] and old["superseded_by"] == tesla["id"]
-    assert b"superseded 2024-06-01 09:00" in client.get(f"/chat/trace/{exchange_id}").data
+    assert b'superseded <time datetime="2024-06-01T09:00Z">2024-06-01 09:00 UTC</time>' in \
+        client.get(f"/chat/trace/{exchange_id}").data

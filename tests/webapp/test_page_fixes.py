@@ -108,3 +108,15 @@ def test_versions_page_is_for_operators_only(app, client, auth, user):
     assert client.get("/-/versions").status_code == 404
     app.config["OPERATORS"] = ["bob"]
     assert client.get("/-/versions").status_code == 200
+
+
+def test_every_time_on_a_page_names_its_zone(client, user, engine):
+    # issue 47: times were the server's UTC with no zone; app.js shows them in the reader's
+    engine.add_exchange(user, "I moved to Lisbon.", "Nice city.", timestamp=1_714_557_600)
+    html = client.get("/memory").data.decode()
+    assert '<time datetime="2024-05-01T10:00Z">2024-05-01 10:00 UTC</time>' in html
+    assert not re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d(?! UTC)", html)
+    from webapp.rendering import when, when_text
+    assert when_text(1_714_557_600) == "2024-05-01 10:00 UTC" and when(None) == "—"
+    script = client.get("/static/js/app.js").data.decode()
+    assert 'querySelectorAll("time[datetime]' in script and "timeZoneName" in script

@@ -1,5 +1,5 @@
 /* MemoryOS Playground: CSRF for htmx, keyboard-reachable scrolling tables and code blocks,
-   the phone nav, Copy buttons of fields shown once. The chat's own script is chat.js. */
+   the phone nav, Copy buttons of fields shown once, times in the reader's zone. The chat's own script is chat.js. */
 (function () {
   "use strict";
   function csrfToken() {
@@ -82,10 +82,37 @@
       target.scrollIntoView({block: "nearest", inline: "nearest"});
     }
   });
-  document.addEventListener("htmx:afterSettle", function (event) { markScrollBoxes(event.target); });
+  // Times come from the server in UTC, labelled so; shown here in the reader's own zone, named
+  // (the UTC reading stays as the tooltip), so no reader has to convert.
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  function zoneName(date) {
+    try {
+      var parts = new Intl.DateTimeFormat(undefined, {timeZoneName: "short"}).formatToParts(date);
+      for (var i = 0; i < parts.length; i++) if (parts[i].type === "timeZoneName") return parts[i].value;
+    } catch (e) { /* an old browser: the offset below */ }
+    var off = -date.getTimezoneOffset();
+    return "UTC" + (off >= 0 ? "+" : "-") + pad(Math.floor(Math.abs(off) / 60)) + ":" + pad(Math.abs(off) % 60);
+  }
+  function localTimes(root) {
+    (root || document).querySelectorAll("time[datetime]:not([data-local])").forEach(function (el) {
+      var date = new Date(el.getAttribute("datetime"));
+      if (isNaN(date.getTime())) return;
+      el.title = el.textContent;
+      el.textContent = date.getFullYear() + "-" + pad(date.getMonth() + 1) + "-" + pad(date.getDate()) +
+        " " + pad(date.getHours()) + ":" + pad(date.getMinutes()) + " " + zoneName(date);
+      el.setAttribute("data-local", "");
+    });
+  }
+  window.MemPlay.localTimes = localTimes;
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    markScrollBoxes(event.target);
+    localTimes();  // the whole page: an outerHTML swap's new element is not always the target
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     markScrollBoxes();
+    localTimes();
     document.querySelectorAll("button.copy-field[hidden]").forEach(function (b) { b.hidden = false; });
   });
 })();
