@@ -1,7 +1,9 @@
 """Write a recognised chat export: batches of whole conversations, one transaction each.
 
-A crash keeps whole conversations only and a second run adds what is missing (the content keys
-say what is in); a question an older export left unanswered is completed, not stored twice.
+The whole file is read once before anything is written, so a file found cut off or broken past
+what the preview read stores nothing. A crash keeps whole conversations only and a second run
+adds what is missing (the content keys say what is in); a question an older export left
+unanswered is completed, not stored twice.
 """
 
 from __future__ import annotations
@@ -18,8 +20,18 @@ from ..storage.tables import facts as facts_db
 from ..storage.tables import unanswered as unanswered_db
 from ..text import normalise
 from . import versions
-from .chat_import import LISTED, Read, Tally, cuts, export_size, new_facts, read, source_of
-from .classify import Recognised
+from .chat_import import (
+    LISTED,
+    Read,
+    Tally,
+    conversations,
+    cuts,
+    export_size,
+    new_facts,
+    read,
+    source_of,
+)
+from .classify import MEMORY_FORMATS, Recognised
 
 Progress = Callable[[int, int, str], None]
 BATCH = 256  # exchanges embedded and written per transaction
@@ -73,9 +85,22 @@ def _facts(ctx: Context, user_id: str, rec: Recognised) -> tuple[int, int]:
     return len(facts), found
 
 
+def check_whole(ctx: Context, rec: Recognised, progress: Progress | None = None) -> None:
+    """Read the whole export, writing nothing: a file cut off or broken anywhere raises its
+    ImportFormatError here, before the first batch is stored (a preview reads 5 s at most)."""
+    size = export_size(rec)
+    seen = [0]
+    talks = () if rec.format in MEMORY_FORMATS else conversations(rec, seen)  # facts only
+    for n, _ in enumerate(talks, start=1):
+        if progress and n % 200 == 0:
+            progress(min(seen[0], size) // 1024, size // 1024, "checking")
+    new_facts(ctx, None, rec)  # the saved memories are read whole too (no user: no lookup)
+
+
 def run(ctx: Context, user_id: str, rec: Recognised, progress: Progress | None = None,
         ) -> dict[str, Any]:
     """Import the export: conversations in batches of whole ones, saved memories as facts."""
+    check_whole(ctx, rec, progress)  # nothing stored of a file that turns out truncated or broken
     # the memory before, as a version to restore: every import can be undone, the first one
     # into an empty memory too (it is the one most likely to be wrong)
     saved = versions.snapshot(ctx, user_id, f"before import ({rec.label})")["version"]

@@ -125,6 +125,33 @@ def test_a_truncated_file_found_in_the_job_stores_nothing_more_than_it_says(clie
     nothing_stored(engine, user)
 
 
+def test_a_file_found_truncated_by_the_job_stores_nothing_and_says_so(client, user, engine,
+                                                                     monkeypatch):
+    # past what a preview reads (5 s) the cut is found by the job: batches of whole
+    # conversations written before it stayed, though the job said "nothing was imported"
+    from memoryos_core.transfer import chat_store
+    monkeypatch.setattr(chat_store, "BATCH", 2)  # a batch is written every two conversations
+    good = [{"uuid": f"c{n}", "name": f"Chat {n}", "chat_messages": [
+        {"uuid": f"m{n}", "sender": "human", "text": f"Question {n} about kayaks",
+         "created_at": "2025-03-02T09:15:05Z"},
+        {"uuid": f"r{n}", "sender": "assistant", "text": f"Answer {n}",
+         "created_at": "2025-03-02T09:15:09Z"}]} for n in range(8)]
+    cut = json.dumps(good)[:-40]
+    before = len(client.get("/versions.json").json["versions"])
+    run = client.post("/import/run.json", content_type="multipart/form-data",
+                      data={"upload": (io.BytesIO(cut.encode()), "conversations.json"),
+                            "format": "auto"})
+    assert run.status_code in (200, 202), run.json  # only the file's start is checked here
+    job = wait_job(engine, user, run.json["job"]["id"])
+    assert job["status"] == "failed", job
+    assert "truncated" in job["error"] and "nothing was imported" in job["error"]
+    state = engine.state(user)
+    assert state["short_term"]["count"] == 0 and state["mid_term"]["page_count"] == 0
+    assert engine.search(user, "kayaks")["pages"] == []
+    # no version was saved for an import that stored nothing
+    assert len(client.get("/versions.json").json["versions"]) == before
+
+
 def test_an_import_page_after_a_refusal_still_works(client, user, engine):
     post(client, b"42", "x.json")
     page = client.get("/import")
