@@ -23,7 +23,7 @@ from ..storage.tables import exchanges as exchanges_db
 from ..text import count_tokens, truncate_tokens
 from . import grounded, retrieval
 from .memory_block import day
-from .recent import fit_recent, recent_budget
+from .recent import fit_recent, plain_turn, recent_budget
 from .types import FactHit, Facts, Fitted, PageHit, Part, Prompt, Retrieval
 
 MAX_REFITS = 4  # retrievals with a smaller memory budget before the memory is left out
@@ -84,8 +84,8 @@ def _compact_messages(retrieved: Retrieval, recent: list[dict[str, Any]], text: 
     recent_lines = []
     for row in shown:
         recent_lines.append(f"User: {truncate_tokens(row['user_text'], COMPACT_RECENT_USER_TOKENS)}")
-        recent_lines.append("Assistant: "
-                            + truncate_tokens(row["assistant_text"], COMPACT_RECENT_REPLY_TOKENS))
+        recent_lines.append("Assistant: " + truncate_tokens(
+            plain_turn(row["assistant_text"]), COMPACT_RECENT_REPLY_TOKENS))
     memory = compact_memory_lines(retrieved)
     pieces = [(intro, "instructions"), (f"Current time: {when(now)}.", "instructions")]
     if recent_lines:
@@ -111,8 +111,9 @@ def _small_chat_messages(recent: list[dict[str, Any]], text: str) -> Laid:
     for row in own[-COMPACT_RECENT:]:
         turns += [{"role": "user",
                    "content": truncate_tokens(row["user_text"], SMALL_CHAT_TURN_TOKENS)},
-                  {"role": "assistant",
-                   "content": truncate_tokens(row["assistant_text"], SMALL_CHAT_TURN_TOKENS)}]
+                  {"role": "assistant",  # plain: the small model copies list markers
+                   "content": truncate_tokens(plain_turn(row["assistant_text"]),
+                                              SMALL_CHAT_TURN_TOKENS)}]
     messages = [{"role": "system", "content": SMALL_CHAT_SYSTEM}, *turns,
                 {"role": "user", "content": text}]
     parts = [Part(name="instructions", tokens=count_tokens(SMALL_CHAT_SYSTEM), items=1),

@@ -7,6 +7,7 @@ block needs (LongMemEval: 7 recent exchanges were a median 3,276 tokens).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..config import EngineConfig
@@ -15,6 +16,23 @@ from ..text import count_tokens, stem, stems_held, truncate_tokens
 SIDE_FLOOR = 24  # a side is never cut below this many tokens: the gist stays readable
 NEWEST_WEIGHT = 3  # the newest exchange keeps 3x the room of older ones (it is being answered)
 SHORTENED = " [shortened]"
+_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#{1,6}|>)\s+")  # list item, heading, quote
+_FENCE = re.compile(r"^\s*(?:```|~~~).*$", re.MULTILINE)
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`)(?=\S)(.+?)(?<=\S)\1")
+
+
+def plain_turn(text: str) -> str:
+    """An earlier reply as plain sentences, without Markdown: list markers, headings, bold.
+
+    The small model copies the form of the turns it is shown: after three replies with lists,
+    every later reply of SmolLM2-135M began with a literal "*" (issue 48).
+    """
+    lines = [_MARKER.sub("", line).strip() for line in _FENCE.sub("", text).splitlines()]
+    lines = [_EMPHASIS.sub(r"\2", line).replace("**", "").strip() for line in lines]
+    out = ""
+    for line in filter(None, lines):  # items end with ';' where they had no stop of their own
+        out += (" " if not out or out[-1] in ".!?:;," else "; ") + line
+    return out.strip()
 
 
 def recent_budget(config: EngineConfig) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -378,3 +379,27 @@ def test_the_plain_reply_answers_in_kind_with_the_message():
     # what the router did not read as small talk is not met as thanks
     assert plain("chat", "Thanks, but that's wrong.") == "I see. Tell me more?"
     assert plain("general", "Hi, what is a quasar?").startswith("I'm not sure about that.")
+
+
+LISTS = [("What should I pack for a hike?",
+          "Here is a list:\n\n* **Water**, at least two litres\n* Snacks\n* A rain jacket"),
+         ("Ideas for a rainy afternoon?", "1. Read a novel\n2. Bake bread\n3. Call a friend"),
+         ("How do I start running?", "## Start slowly\n- Walk and jog in turns\n- Rest a day")]
+
+
+def test_the_small_model_sees_earlier_replies_as_plain_sentences_without_list_markers(
+        make_engine):
+    # issue 48: after three answers with lists, every later answer of SmolLM2 began with "*"
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    start = time.time() - 600
+    for n, (user, reply) in enumerate(LISTS):
+        engine.add_exchange("u1", user, reply, timestamp=start + n * 60, maintain=False)
+    for text in ("Tell me a joke about cats.", "What did I ask about hiking?"):
+        messages, _ = engine.prompt("u1", text, model=small_model())
+        shown = "\n".join(m["content"] for m in messages)
+        assert "Snacks" in shown or "Read a novel" in shown or "Walk and jog" in shown, shown
+        assert not re.search(r"(?m)^\s*(?:Assistant: )?(?:[-*+]|\d+\.|#+) ", shown), shown
+        assert "**" not in shown
+    from memoryos_core.answer.recent import plain_turn
+    assert plain_turn(LISTS[0][1]) == ("Here is a list: Water, at least two litres; Snacks;"
+                                       " A rain jacket")
