@@ -251,7 +251,10 @@ class MemoryEngine(UserControl, Conversations):
                                            trace=trace.to_json())
             else:  # texts, vector, keyword entry and trace in place; the old answer kept
                 exchange_id, moved = replaces, []
-                conversations.replace(conn, self.store, user_id, replaces, new, vec, trace)
+                kept = conversations.replace(conn, self.store, user_id, replaces, new, vec, trace)
+                # the result's trace is the stored one: the answers replaced are counted now,
+                # not only once the page is reloaded
+                trace = Trace({**trace, "previous_answers": kept})
             record_visits(conn, user_id, trace["used_segments"], time.time())
             self.store.log_event(conn, user_id, "admission" if replaces is None else "replace",
                                  {"exchange": exchange_id, "moved_to_mid_term": moved,

@@ -82,6 +82,7 @@ class Reply:
     source: str = "model"  # model | retry | plain | memory | no memory
     first_token_s: float | None = None  # seconds from the call to the first shown piece
     generating_s: float = 0.0  # seconds the model spent on the answer that was kept
+    sent: list[dict[str, str]] | None = None  # the kept answer's messages, if not the prompt's
 
 
 def _without_recent(messages: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -276,6 +277,7 @@ def model_reply(llm: ChatModel, messages: list[dict[str, str]], earlier: list[st
             reply.first_token_s = got.first_token_s
         if reason is None:
             reply.text, reply.source, reply.generating_s = got.text, source, got.seconds
+            reply.sent = prompt if prompt is not messages else None  # the retry's own
             return reply
         if got.shown and on_event is not None:
             on_event("replace", {"reason": REASONS[reason]})

@@ -70,4 +70,4 @@ def answer(llm: ChatModel, messages: list[dict[str, str]], layout: str,
     return reply, Answered(model=llm.name, answer_ms=round(seconds * 1000, 1),
                            prompt_tokens=reply.prompt_tokens,
                            completion_tokens=reply.completion_tokens, source=reply.source,
-                           attempts=reply.attempts, stats=stats)
+                           attempts=reply.attempts, stats=stats, sent=reply.sent)

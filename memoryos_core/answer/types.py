@@ -202,6 +202,9 @@ class Answered:
     source: str
     attempts: list[dict[str, Any]]  # each model call: its text, repeat, echo
     stats: dict[str, Any]  # first token, tokens/s of the answer kept
+    # the messages of the answer kept when they are not the prompt's (a retry without the
+    # recent turns): the trace shows what was sent for the answer the user reads
+    sent: list[dict[str, str]] | None = None
 
 
 class TraceData(RetrievalData):
@@ -214,6 +217,7 @@ class TraceData(RetrievalData):
     prompt: list[dict[str, str]]
     recent_shortened: int
     fitted: Fitted
+    first_prompt: NotRequired[list[dict[str, str]]]  # a retried answer's first prompt
     model: NotRequired[str]
     answer_ms: NotRequired[float]
     prompt_tokens: NotRequired[int]
@@ -223,6 +227,12 @@ class TraceData(RetrievalData):
     answer_plan: NotRequired[dict[str, Any]]  # small model: kind, the built answer, evidence
     answer_stats: NotRequired[dict[str, Any]]  # first token, tokens/s of the answer kept
     version: NotRequired[int]
+
+
+def _parts_sent(parts: list[Part]) -> list[Part]:
+    """A retry's prompt parts: its recent turns were left out (the model had copied them)."""
+    return [Part(name=p["name"], tokens=0, items=0) if p["name"] == "recent" else p
+            for p in parts]
 
 
 class TraceVersionError(MemoryOSError):
@@ -251,6 +261,9 @@ class Trace(dict[str, Any]):
         if prompt.plan is not None:
             data["answer_plan"] = prompt.plan
         data["fitted"] = prompt.fitted
+        if answered is not None and answered.sent is not None:  # a retry: what it was sent
+            data.update(prompt=answered.sent, first_prompt=prompt.messages,
+                        prompt_parts=_parts_sent(prompt.parts))
         if answered is not None:
             data.update(model=answered.model, answer_ms=answered.answer_ms,
                         prompt_tokens=answered.prompt_tokens,

@@ -40,9 +40,9 @@ def rows_before(short_rows: list[dict[str, Any]], replaces: int) -> list[dict[st
 
 
 def replace(conn: Connection, store: BaseStore, user_id: str, exchange_id: int,
-            new: NewExchange, vector: np.ndarray, trace: dict[str, Any]) -> None:
+            new: NewExchange, vector: np.ndarray, trace: dict[str, Any]) -> list[dict[str, Any]]:
     """Give a short-term exchange new texts, vector, keyword entry and trace, inside the
-    caller's transaction; the answers it had stay in trace["previous_answers"]."""
+    caller's transaction; the answers it had stay in trace["previous_answers"], returned."""
     old = exchanges_db.short_term_texts(conn, user_id, exchange_id)
     if old is None:  # it moved on since the prompt was read (an import, a New chat)
         raise InvalidInput(NO_LONGER_SHORT.format(id=exchange_id))
@@ -56,3 +56,4 @@ def replace(conn: Connection, store: BaseStore, user_id: str, exchange_id: int,
     store.put_vector(conn, user_id, "page", exchange_id, vector)  # not new: the old one goes
     traces_db.put_trace(conn, user_id, exchange_id, time.time(),
                       json.dumps({**trace, "previous_answers": kept}, ensure_ascii=False))
+    return kept

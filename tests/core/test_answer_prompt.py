@@ -403,3 +403,22 @@ def test_the_small_model_sees_earlier_replies_as_plain_sentences_without_list_ma
     from memoryos_core.answer.recent import plain_turn
     assert plain_turn(LISTS[0][1]) == ("Here is a list: Water, at least two litres; Snacks;"
                                        " A rain jacket")
+
+
+def test_a_retried_answers_trace_holds_the_prompt_of_the_retry(make_engine):
+    # issue 48: "Why this answer" of a retried answer showed the first attempt's prompt
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    alike = "Thanks for telling me, that sounds really interesting."
+    _chat_with_facts(engine, ["I went hiking on Sunday."], reply=alike)
+    model = small_model([alike, "Trains can be so unreliable."])
+    result = engine.chat("u1", "The bus was late too.", model=model, maintain=False)
+    assert result["source"] == "retry"
+    first, retry = (c["messages"] for c in model.calls)
+    stored = engine.trace("u1", result["exchange_id"])
+    for trace in (result["trace"], stored):
+        assert trace["prompt"] == retry and trace["first_prompt"] == first
+        recent = next(p for p in trace["prompt_parts"] if p["name"] == "recent")
+        assert recent["tokens"] == 0 and recent["items"] == 0
+    answered = engine.chat("u1", "Trains in the rain are worse.",
+                           model=small_model(["Umbrellas help."]), maintain=False)
+    assert "first_prompt" not in answered["trace"]  # a first answer kept: its prompt as it was

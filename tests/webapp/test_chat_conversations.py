@@ -133,6 +133,29 @@ def test_chat_markdown_renders_on_the_page_view_and_earlier_answers_on_the_trace
     assert "<li>one</li>" in page and "<code>code()" in page
     r = client.post("/chat/stream", data={"message": "List please",
                                           "replaces": str(exchange["id"])})
-    assert _events(r.get_data(as_text=True))[-1][0] == "done"
+    kind, done = _events(r.get_data(as_text=True))[-1]
+    assert kind == "done"
+    # the regenerated bubble counts the answer it replaced at once, not only after a reload
+    assert "1 earlier answer in the trace" in done["html"]
+    assert "1 earlier answer in the trace" in client.get("/").data.decode()
     trace = client.get(f"/chat/trace/{exchange['id']}").data.decode()
     assert "Earlier answers" in trace and "<li>one</li>" in trace
+
+
+def test_a_retried_answers_why_shows_the_prompt_of_the_retry(make_app):
+    # issue 48: "Why this answer" of a retried answer showed the first attempt's prompt
+    class Small(ScriptedChatModel):
+        embedded = True
+
+    alike = "Here is one: why did the train stop? It was tired."
+    model = Small([alike, alike, "A bus walks into a bar. It had no brakes."])
+    client = make_app(CHAT_MODEL=model).test_client()
+    client.post("/register", data={"username": "bob", "password": "correct horse",
+                                   "confirm": "correct horse"})
+    chat(client, "Tell me a joke about trains please.")
+    answered = client.post("/chat.json", data={"message": "Tell me a joke about buses."}).json
+    assert answered["exchange"]["answer_source"] == "retry", answered  # the first repeated
+    page = client.get(f"/chat/trace/{answered['exchange']['id']}").data.decode()
+    assert "The prompt of the retry" in page and "The first attempt's prompt" in page
+    sent = page.split("The prompt of the retry")[1].split("The first attempt")[0]
+    assert "joke about trains" not in sent  # the retry left the recent turns out
