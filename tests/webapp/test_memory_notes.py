@@ -94,3 +94,44 @@ def test_replaced_facts_and_profile_changes_are_named(app):
     with app.test_request_context():  # a temporary turn (stored nowhere) changes nothing
         assert memory_notes.turn_notes(app.extensions["memoryos"], "u1",
                                        {"exchange_id": None}, report, background=False) == []
+
+
+def _without_csrf(page: str) -> str:
+    return re.sub(r'name="csrf_token" value="[^"]*"', "", page)
+
+
+def test_the_notes_and_their_forget_buttons_are_there_after_a_reload(make_app):
+    # issue 48: the notes and their Forget this were gone once the page was reloaded
+    app = make_app(ENGINE_SETTINGS=HOT)
+    client, engine = app.test_client(), app.extensions["memoryos"]
+    client.post("/register", data={"username": "alice", "password": "correct horse",
+                                   "confirm": "correct horse"})
+    live = [_notes(chat(client, text).data.decode()) for text in TURNS]
+    assert live[4]
+    page = _without_csrf(client.get("/").data.decode())
+    for note in filter(None, live):
+        assert _without_csrf(note) in page
+    learned = _facts(engine, "u1")
+    gone = min(learned)
+    client.post(f"/memory/facts/{gone}/delete", data={"next": "chat"})
+    page = client.get("/").data.decode()
+    assert f'<a href="/memory#fact-{gone}">' in page  # learned then: still said
+    assert f'action="/memory/facts/{gone}/delete"' not in page  # but no longer offered
+    assert f'action="/memory/facts/{max(learned)}/delete"' in page
+
+
+def test_background_notes_are_there_after_a_reload(make_app):
+    app = make_app(ENGINE_SETTINGS=HOT, MAINTENANCE="background")
+    client, engine = app.test_client(), app.extensions["memoryos"]
+    client.post("/register", data={"username": "alice", "password": "correct horse",
+                                   "confirm": "correct horse"})
+    live = []
+    for text in [*TURNS, "I bake bread on Sundays."]:
+        live.append(_notes(chat(client, text).data.decode()))
+        deadline = time.monotonic() + 60
+        while engine.jobs.active_counts() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert "since your last message" in live[-1]
+    page = _without_csrf(client.get("/").data.decode())
+    for note in filter(None, live):
+        assert _without_csrf(note) in page

@@ -98,9 +98,50 @@ def turn_notes(engine: MemoryEngine, user_id: str, result: dict[str, Any],
         # what finished in the background since the previous turn may not come from this
         # exchange (another turn, an import, a forced analysis): the note says "since"
         items += [dict(i, earlier=report is None) for i in _maintenance_items(kind, dict(detail))]
-    if len(items) > MOST:
-        more = len(items) - MOST
-        items = items[:MOST] + [dict(_item(f"{more} more in the event log",
-                                           url_for("memory.events"), before="and "),
-                                     earlier=items[-1]["earlier"])]
-    return items
+    return _capped(items)
+
+
+def _capped(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if len(items) <= MOST:
+        return items
+    more = len(items) - MOST
+    return items[:MOST] + [dict(_item(f"{more} more in the event log", url_for("memory.events"),
+                                      before="and "), earlier=items[-1]["earlier"])]
+
+
+def history_notes(engine: MemoryEngine, user_id: str, exchange_ids: list[int],
+                  background: bool, limit: int = 500) -> dict[int, list[dict[str, Any]]]:
+    """The notes the shown exchanges had when answered, rebuilt from the event log (so they,
+    and their Forget this, are still there after a reload): by the rules of `turn_notes`."""
+    wanted = set(exchange_ids)
+    runs: dict[int, list[tuple[str, dict[str, Any], bool]]] = {}
+    moved: dict[int, list[int]] = {}
+    deleted: set[int] = set()
+    last: int | None = None  # the turn inline maintenance ran after
+    between: list[tuple[str, dict[str, Any]]] = []  # maintenance since the previous turn
+    for event in reversed(engine.events(user_id, limit)):  # oldest first
+        kind, detail = event["kind"], dict(event["detail"])
+        if kind in TURN_EVENTS and detail.get("exchange") is not None:
+            last = int(detail["exchange"])
+            # a Regenerate or Edit is the turn the bubble shows now: its notes replace
+            moved[last] = [int(p) for p in detail.get("moved_to_mid_term") or []]
+            runs[last] = [(k, d, True) for k, d in between] if background else []
+            between = []
+        elif kind in MAINTENANCE_EVENTS:
+            if background:
+                between.append((kind, detail))
+            elif last is not None:
+                runs[last].append((kind, detail, False))
+        else:
+            last = None  # an import, a forget, a restore: what follows is not a turn's
+            if kind == "correction" and detail.get("action") == "deleted" and "fact" in detail:
+                deleted.add(int(detail["fact"]))
+    out: dict[int, list[dict[str, Any]]] = {}
+    for exchange_id in wanted.intersection(runs):
+        items = moved_items(engine, user_id, moved.get(exchange_id, []))
+        for kind, detail, earlier in runs[exchange_id]:
+            items += [dict(i, earlier=earlier, forget=None if i["forget"] in deleted
+                           else i["forget"]) for i in _maintenance_items(kind, detail)]
+        if items:
+            out[exchange_id] = _capped(items)
+    return out

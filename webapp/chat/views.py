@@ -91,6 +91,10 @@ def index() -> Any:
     current = eng.current_conversation(user_id) if mode == "normal" else None
     shown = eng.conversation(user_id, current, HISTORY) if current is not None else None
     history = [chat_items.from_view(dict(v)) for v in shown["exchanges"]] if shown else []
+    notes = memory_notes.history_notes(eng, user_id, [h["id"] for h in history],
+                                       background=not maintainer().inline)
+    for item in history:  # the "Memory updated" notes the answers had, after a reload too
+        item["memory_updated"] = notes.get(item["id"], [])
     gauge = None
     if history and history[-1]["model"]:
         try:
