@@ -16,7 +16,7 @@ from memoryos_core.storage import database_url
 from memoryos_core.storage.sqlite import private_dir
 
 from . import config as cfg
-from . import errors, keybox, local_models, metrics, rendering, security, warmup
+from . import errors, keybox, local_models, metrics, numbers, rendering, security, warmup
 from .account import settings as account_settings
 from .account import views as account
 from .auth import views as auth
@@ -82,6 +82,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     csrf.init_app(app)
     login_manager.init_app(app)
     rendering.init_app(app)
+    numbers.init_app(app)  # pages and traces by the user's own numbers
     errors.init_app(app)
     metrics.init_app(app)  # /-/metrics, and every request timed by its route
     security.init_app(app)

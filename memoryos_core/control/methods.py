@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context import Context
 from ..errors import NotFound, check_user
+from ..storage.tables import exchanges as exchanges_db
 from . import corrections, forgetting, memory_search
 from .corrections import FactDeleted, FactEdited, ProfileDeleted, ProfileEdited
 from .forgetting import Erased, Forgotten
@@ -75,3 +76,17 @@ class UserControl:
         """Delete a profile dimension (a version first)."""
         with self._user_lock(self._check_user(user_id)):
             return corrections.delete_profile(self.ctx, user_id, dimension)
+
+    def exchange_numbers(self, user_id: str, exchange_ids: list[int]) -> dict[int, int]:
+        """Each exchange's number among the user's (1 for their first): what the web shows and
+        links by, so no URL tells how many exchanges other users have."""
+        ids = [i for i in dict.fromkeys(exchange_ids) if isinstance(i, int) and 0 < i <= MAX_ID]
+        return exchanges_db.numbers_of(self.ctx.store, self._check_user(user_id), ids)
+
+    def exchange_of_number(self, user_id: str, number: int) -> int:
+        """The id of the user's exchange with this number (NotFound when none)."""
+        found = exchanges_db.id_of_number(self.ctx.store, self._check_user(user_id),
+                                          _id(number, "page"))
+        if found is None:
+            raise NotFound(f"page {number} does not exist")
+        return found

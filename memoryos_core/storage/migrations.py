@@ -380,4 +380,22 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE t.exchange_id = exchanges.id;
     UPDATE exchanges SET answered_by = 'unknown' WHERE source = 'chat' AND answered_by = '';
     """,
+    # 13: each exchange's number among its user's (issue 48): the web's URLs and labels say
+    # "page 3" for a user's third exchange, not the global id that told how many exchanges of
+    # others came before. Given on insert (every path: a chat turn, an import, a version
+    # written back without one); the rows stored before are numbered in id order.
+    """
+    ALTER TABLE exchanges ADD COLUMN number INTEGER;
+    UPDATE exchanges SET number = r.n
+        FROM (SELECT id, row_number() OVER (PARTITION BY user_id ORDER BY id) AS n
+              FROM exchanges) AS r
+        WHERE r.id = exchanges.id;
+    CREATE INDEX ix_exchanges_number ON exchanges(user_id, number);
+    CREATE TRIGGER exchanges_number AFTER INSERT ON exchanges WHEN new.number IS NULL
+    BEGIN
+        UPDATE exchanges SET number = (SELECT coalesce(max(number), 0) + 1 FROM exchanges
+                                       WHERE user_id = new.user_id)
+            WHERE id = new.id;
+    END;
+    """,
 )

@@ -315,4 +315,24 @@ PG_MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (user_id, conversation_id)
     );
     """,
+    # 14: each exchange's number among its user's (SQLite migration 13), given on insert (a
+    # row-level trigger sees the rows a COPY inserted before it).
+    """
+    ALTER TABLE exchanges ADD COLUMN number BIGINT;
+    UPDATE exchanges SET number = r.n
+        FROM (SELECT id, row_number() OVER (PARTITION BY user_id ORDER BY id) AS n
+              FROM exchanges) AS r
+        WHERE r.id = exchanges.id;
+    CREATE INDEX ix_exchanges_number ON exchanges(user_id, number);
+    CREATE FUNCTION memoryos_number_exchange() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF NEW.number IS NULL THEN
+            NEW.number := (SELECT coalesce(max(number), 0) + 1 FROM exchanges
+                           WHERE user_id = NEW.user_id);
+        END IF;
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER exchanges_number BEFORE INSERT ON exchanges
+        FOR EACH ROW EXECUTE FUNCTION memoryos_number_exchange();
+    """,
 )

@@ -81,6 +81,10 @@ def seed_user(page: Page, username: str, fake: Any) -> Seeded:
     segment = page.request.get(f"/memory/segments/{segments[0]['id']}.json").json()
     pages = segment["segment"]["pages"] if "segment" in segment else segment["pages"]
     chained = next((p for p in pages if p.get("prev_id") or p.get("next_id")), pages[0])
+    # the page's URL has the user's own number of it (issue 48), which its segment links by
+    page.goto(f"/memory/segments/{segments[0]['id']}")
+    heads = page.locator("article.page-item .page-head > a")
+    chained_url = heads.nth([p["id"] for p in pages].index(chained["id"])).get_attribute("href")
     job = page.request.get("/import.json").json()["job"]
     versions = page.request.get("/versions.json").json()["versions"]
     page.goto("/")
@@ -89,7 +93,7 @@ def seed_user(page: Page, username: str, fake: Any) -> Seeded:
     paths = {
         "chat": "/", "import": "/import", "analysis": "/analysis", "memory": "/memory",
         "events": "/memory/events", "segment": f"/memory/segments/{segments[0]['id']}",
-        "page": f"/memory/pages/{chained['id']}", "profile": "/profile",
+        "page": chained_url, "profile": "/profile",
         "versions": "/versions", "clear": "/versions/clear",
         "diff": f"/versions/diff?a={versions[-1]['version']}&b=0", "settings": "/settings",
         "restore": f"/versions/{versions[-1]['version']}/restore?undo=import",

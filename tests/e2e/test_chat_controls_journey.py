@@ -88,8 +88,8 @@ def test_regenerate_replaces_the_answer_and_edit_replaces_the_message(page: Page
     expect(exchanges(page).last.locator(".assistant .md")).to_have_text("Second answer.")
     expect(exchanges(page)).to_have_count(2)
     assert memory_counts(page)["short_term"] == 2  # one exchange, not two
-    exchange_id = exchanges(page).last.get_attribute("data-exchange-id")
-    trace = page.request.get(f"/chat/trace/{exchange_id}.json").json()["trace"]
+    why = exchanges(page).last.locator("a.why").get_attribute("href")  # the user's number
+    trace = page.request.get(f"{why}.json").json()["trace"]
     assert [p["answer"] for p in trace["previous_answers"]] == ["First answer."]
 
     exchanges(page).last.get_by_role("button", name="Edit").click()

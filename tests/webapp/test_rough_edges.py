@@ -35,12 +35,13 @@ def test_a_quote_from_an_unstored_turn_links_to_no_page(app):
     quote = {"text": "My dog is called Bruno.", "page_id": -1}
     exchange = {"user": "What is my dog called?", "assistant": "Bruno.", "stored": False,
                 "id": None, "tier": None, "evidence": quote}
+    app.jinja_env.globals["page_no"] = lambda i: i + 100  # the user's number of exchange i
     with app.test_request_context():
         unstored = render_template("_exchange.html", exchange=exchange, controls=True)
         stored = render_template("_exchange.html", exchange={
             **exchange, "evidence": {**quote, "page_id": 7}}, controls=True)
     assert "From memory:" in unstored and "/memory/pages/" not in unstored
-    assert 'href="/memory/pages/7"' in stored
+    assert 'href="/memory/pages/107"' in stored
 
 
 def test_message_buttons_name_the_message_they_act_on(client, user, chat_model):
@@ -69,3 +70,37 @@ def test_the_users_settings_name_the_embedded_model_once(make_app):
     html = client.get("/settings").data.decode()
     assert "embedded local model (SmolLM2-135M-Instruct)</strong>." in html
     assert "(embedded)" not in html
+
+
+def test_pages_and_traces_are_linked_by_the_users_own_numbers(client, auth, engine,
+                                                               chat_model):
+    # issue 48: exchange ids are global and sequential, so a new user's first page number
+    # told how many exchanges others had stored; links and labels use the user's own numbers
+    auth.register("alice")
+    for n in range(40):
+        engine.add_exchange("u1", f"Alice note {n}", "Noted.")
+    alice_ids = {p["id"] for p in engine.recent_exchanges("u1", 50)}
+    auth.logout()
+    auth.register("bob")
+    chat_model.enqueue("Hello Bob.")
+    exchange = client.post("/chat", data={"message": "Hi, I am Bob."},
+                           headers={"HX-Request": "true"}).data.decode()
+    [mine] = engine.recent_exchanges("u2", 5)
+    assert mine["id"] > 40  # inside, the global id stays
+    assert 'href="/chat/trace/1"' in exchange
+    assert f"/chat/trace/{mine['id']}" not in exchange
+    assert client.get("/chat/trace/1").status_code == 200
+    page = client.get("/memory/pages/1").data.decode()
+    assert "Hi, I am Bob." in page and "<h1>Page 1 " in page
+    memory = client.get("/memory").data.decode()
+    assert 'href="/memory/pages/1">#1</a>' in memory
+    assert not any(f"/memory/pages/{i}\"" in memory for i in alice_ids if i > 1)
+    assert client.get("/memory/pages/2").status_code == 404  # bob has one page
+    assert client.get(f"/memory/pages/{mine['id']}").status_code == 404  # no global ids
+    chat_model.enqueue("Sure.")
+    second = client.post("/chat.json", data={"message": "Can you help me?"}).json["exchange"]
+    assert second["number"] == 2 and second["id"] > mine["id"]  # the URL's number beside the id
+    client.post("/memory/pages/2/forget", data={})
+    gone = client.post("/memory/pages/1/forget", data={})
+    assert gone.status_code == 302 and "Exchange 1 is forgotten" in client.get("/memory").data.decode()
+    assert engine.recent_exchanges("u2", 5) == []

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..numbers import page_no
+
 PROMPT_ONLY = {"instructions", "recent", "message"}  # every other prompt part is memory
 
 
@@ -13,7 +15,8 @@ def from_view(view: dict[str, Any]) -> dict[str, Any]:
             "tier": view["tier"], "model": view.get("model"), "stats": view.get("stats"),
             "answer_source": view.get("answer_source"), "replaced": view.get("replaced"),
             "evidence": view.get("evidence"), "stored": True,
-            "previous_answers": view.get("previous_answers", 0), "memory_updated": []}
+            "previous_answers": view.get("previous_answers", 0), "memory_updated": [],
+            "number": page_no(view["id"])}  # the user's own: what its URLs use
 
 
 def from_result(result: dict[str, Any], text: str, replaced: str | None = None,
@@ -27,7 +30,8 @@ def from_result(result: dict[str, Any], text: str, replaced: str | None = None,
             "answer_source": result.get("source") or trace.get("answer_source"),
             "replaced": replaced, "evidence": result.get("evidence"), "stored": stored,
             "previous_answers": len(trace.get("previous_answers") or []),
-            "memory_updated": memory_updated or []}
+            "memory_updated": memory_updated or [],
+            "number": page_no(result["exchange_id"]) if stored else None}
 
 
 def context_gauge(trace: dict[str, Any] | None, answer_max_tokens: int) -> dict[str, Any] | None:

@@ -8,6 +8,8 @@ from flask import url_for
 
 from memoryos_core import MemoryEngine, MemoryOSError
 
+from ..numbers import page_no
+
 TITLE_WORDS = 8
 MOST = 8  # items named in one note; the event log has the rest
 TURN_EVENTS = ("admission", "replace")  # the events a chat turn logs
@@ -34,7 +36,7 @@ def moved_items(engine: MemoryEngine, user_id: str, moved: list[int]) -> list[di
         except MemoryOSError:  # forgotten in the meantime: nothing to link
             continue
         items.append(_item(f"“{_first_words(page['user'] or page['assistant'])}”",
-                           url_for("memory.page_view", page_id=page_id),
+                           url_for("memory.page_view", number=page_no(page_id)),
                            after=" moved to mid-term memory"))
     return items
 

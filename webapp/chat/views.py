@@ -9,7 +9,6 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
-    abort,
     current_app,
     redirect,
     render_template,
@@ -23,7 +22,7 @@ from memoryos_core import InvalidInput, MemoryOSError, ModelError
 from memoryos_core.answer.modes import MODES
 from memoryos_core.runtime.jobs import INTERNAL_ERROR
 
-from .. import metrics, warmup
+from .. import metrics, numbers, warmup
 from ..actions import twin
 from ..extensions import engine, maintainer, uid
 from ..forms import ChatForm, form_error
@@ -90,6 +89,8 @@ def index() -> Any:
     eng, user_id = engine(), uid()
     current = eng.current_conversation(user_id) if mode == "normal" else None
     shown = eng.conversation(user_id, current, HISTORY) if current is not None else None
+    if shown:
+        numbers.known([int(v["id"]) for v in shown["exchanges"]])  # one lookup, not 30
     history = [chat_items.from_view(dict(v)) for v in shown["exchanges"]] if shown else []
     notes = memory_notes.history_notes(eng, user_id, [h["id"] for h in history],
                                        background=not maintainer().inline)
@@ -218,13 +219,13 @@ def model_status() -> Any:
     return {"ok": True, **warmup.state(current_app)}
 
 
-@twin(bp, "/chat/trace/<int:exchange_id>")
-def trace(exchange_id: int) -> Any:
-    if exchange_id < 0:
-        abort(404)
-    data = engine().trace(uid(), exchange_id)
+@twin(bp, "/chat/trace/<int:number>")
+def trace(number: int) -> Any:
+    """Why an answer was given, by the user's own number of its exchange (numbers.py)."""
+    data = engine().trace(uid(), numbers.exchange_of(number))
     total = sum(p.get("tokens", 0) for p in data.get("prompt_parts", []))
-    return page("trace.html", exchange_id=exchange_id, trace=data, prompt_total=total)
+    numbers.known([int(p["id"]) for p in data.get("pages", []) if isinstance(p.get("id"), int)])
+    return page("trace.html", number=number, trace=data, prompt_total=total)
 
 
 bp.add_url_rule("/chat/models.json", view_func=picker.models_json)

@@ -8,6 +8,7 @@ from flask import Blueprint, render_template, request
 
 from memoryos_core import InvalidInput
 
+from .. import numbers
 from ..actions import done, twin
 from ..extensions import engine, uid
 from ..forms import EmptyForm, FactForm, ForgetForm, SearchForm, form_error, valid
@@ -43,27 +44,28 @@ def segment(segment_id: int) -> Any:
     return page("segment.html", segment=seg, heat_threshold=engine().config.heat_threshold)
 
 
-@twin(bp, "/memory/pages/<int:page_id>")
-def page_view(page_id: int) -> Any:
-    item = engine().page(uid(), page_id)
+@twin(bp, "/memory/pages/<int:number>")
+def page_view(number: int) -> Any:
+    """One page, by the user's own number of it (numbers.py)."""
+    item = engine().page(uid(), numbers.exchange_of(number))
     facts, profile = item.pop("facts"), item.pop("profile")
     return page("page.html", page=item, facts=facts, profile=profile,
                 forget_form=ForgetForm(formdata=None))
 
 
-@twin(bp, "/memory/pages/<int:page_id>/forget", methods=["POST"])
-def forget(page_id: int) -> Any:
+@twin(bp, "/memory/pages/<int:number>/forget", methods=["POST"])
+def forget(number: int) -> Any:
     """Take one exchange out of memory (a version first), or out of everything (everywhere)."""
     form = valid(ForgetForm())
     if form.everywhere.data and not form.understood.data and not wants_json():
         # the page's irreversible form: its box says the user knows no version brings it back
         raise InvalidInput("forgetting everywhere cannot be undone: tick the box to confirm")
     eng = engine()
-    result = eng.forget(uid(), page_id, everywhere=bool(form.everywhere.data))
+    result = eng.forget(uid(), numbers.exchange_of(number), everywhere=bool(form.everywhere.data))
     if not result["everywhere"]:
-        return done(f"Exchange {page_id} is forgotten. The memory before is saved as version"
+        return done(f"Exchange {number} is forgotten. The memory before is saved as version"
                     f" {result['saved_as']}.", "memory.index", result=result)
-    gone = f"Exchange {page_id} is forgotten everywhere: memory, every saved version"
+    gone = f"Exchange {number} is forgotten everywhere: memory, every saved version"
     if result["files_scrubbed"]:
         return done(f"{gone} and the files on disk.", "memory.index", result=result)
     if eng.store.dialect != "sqlite":  # PostgreSQL's old row versions go at its own VACUUM

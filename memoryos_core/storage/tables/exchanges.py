@@ -373,13 +373,16 @@ EXCHANGE_COLUMNS = ("id", "user_text", "assistant_text", "ts", "admitted_at", "t
                     "source", "content_key", "moved_at")
 
 
-EXCHANGE_LATER = {"conversation_id": None}  # its conversation (migration 10): else ungrouped
+# its conversation (migration 10): else ungrouped; its number among the user's (migration
+# 13): else the next one
+EXCHANGE_LATER = {"conversation_id": None, "number": None}
 
 
 def restore_exchange(conn: Connection, user_id: str, row: dict[str, Any], keep_id: bool) -> int:
     """Write one exchange row of a document for the user; its new id (the same when kept; a
     remapped conversation is set afterwards: set_conversation)."""
-    row = dict(row, conversation_id=row.get("conversation_id") if keep_id else None)
+    row = dict(row, conversation_id=row.get("conversation_id") if keep_id else None,
+               number=row.get("number") if keep_id else None)
     return insert_row(conn, "exchanges", user_id,
                    (EXCHANGE_COLUMNS if keep_id else EXCHANGE_COLUMNS[1:]) + tuple(EXCHANGE_LATER),
                    row)
@@ -390,3 +393,22 @@ def set_conversation(conn: Connection, user_id: str, exchange_id: int,
     """Put one of the user's exchanges in a conversation (a remapped document's ids)."""
     conn.execute("UPDATE exchanges SET conversation_id = ? WHERE id = ? AND user_id = ?",
                  (conversation_id, exchange_id, user_id))
+
+
+# -- the numbers the web shows (migration 13) --------------------------------------------------
+
+
+def numbers_of(store: BaseStore, user_id: str, ids: Sequence[int]) -> dict[int, int]:
+    """The user's number of each of these exchanges (ids of other users are left out)."""
+    if not ids:
+        return {}
+    return {int(r["id"]): int(r["number"]) for r in store.query(
+        f"SELECT id, number FROM exchanges WHERE id IN ({marks(ids)}) AND user_id = ?",
+        (*ids, user_id)) if r["number"] is not None}
+
+
+def id_of_number(store: BaseStore, user_id: str, number: int) -> int | None:
+    """The id of the user's exchange with this number, or None."""
+    rows = store.query("SELECT id FROM exchanges WHERE user_id = ? AND number = ?"
+                       " ORDER BY id LIMIT 1", (user_id, number))
+    return int(rows[0]["id"]) if rows else None
