@@ -9,6 +9,11 @@ participant in the third person ("What will Alexander drink in Mexico?"), as an 
 not as a person asks in a chat; learned from, they made "What is the capital of France?" a
 question on memory. Licences: LongMemEval MIT, LUFY CC BY 4.0 (attribution in answer/data/README.md).
 
+The dev newcomer chats of benchmarks/data/ (written for this project: people telling facts,
+asking about them in other words, asking for advice) give a third file, each turn labelled by
+the kind it was written as (recall and unknown: memory; request: model; told; social); the
+held-out chats are never read.
+
     python -m benchmarks.route_sources [--longmemeval FILE] [--lufy FILE]
 """
 
@@ -23,7 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "memoryos_core" / "answer" / "data" / "routes_real.jsonl"
 SHARED = ROOT.parent / "shared" / "data"
 MAX_CHARS = 300  # chat messages, not pasted documents
+NEWCOMER_OUT = OUT.with_name("routes_newcomer_dev.jsonl")
 PER_SOURCE = {"longmemeval": 1200, "lufy": 400}
+ROUTE_OF_KIND = {"recall": "memory", "unknown": "memory", "request": "model", "told": "told",
+                 "social": "social"}
 
 
 def _short(text: str) -> bool:
@@ -66,6 +74,17 @@ def lufy(path: Path) -> list[dict[str, str]]:
     return out
 
 
+def newcomer_dev() -> list[dict[str, str]]:
+    """Every turn of the dev newcomer chats, labelled by the kind it was written as."""
+    out = []
+    for path in sorted((ROOT / "benchmarks" / "data").glob("newcomer_chats_dev*.json")):
+        for chat in json.loads(path.read_text(encoding="utf-8")):
+            out += [{"text": t["text"], "route": ROUTE_OF_KIND[t["kind"]],
+                     "person": f"newcomer-{chat['person']}", "group": f"newcomer-{t['kind']}"}
+                    for t in chat["turns"]]
+    return out
+
+
 def main() -> None:
     """Sample each source's requests (every question kept) and write the JSONL."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -84,6 +103,9 @@ def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     print(f"{len(rows)} examples -> {OUT.relative_to(ROOT)}")
+    chats = newcomer_dev()
+    NEWCOMER_OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in chats))
+    print(f"{len(chats)} examples -> {NEWCOMER_OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
 from ..text import STOP_WORDS, sentences, words
 from . import courtesy, names, router, slot
+from .lists import list_parts
 from .types import Retrieval
 
 DONT_REMEMBER = "I don't remember you telling me that."
@@ -96,7 +97,11 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         if polite is not None:
             return Plan("courtesy", built=polite, routed=view)
         return Plan("social" if routed.route == "social" else "chat", routed=view)
-    if routed.route == "model":  # a question is "general" (its plain reply says so)
+    # unsure, but likeliest on memory: memory answers where it holds a likely answer, else
+    # the model (a weak answer beats a confident "I don't remember")
+    leaning = routed.unsure and max(routed.probabilities,
+                                    key=lambda r: routed.probabilities[r]) == "memory"
+    if routed.route == "model" and not leaning:  # "general": its plain reply says so
         return Plan("general" if "?" in question else "chat", routed=view)
     if ABOUT_ME.search(question):
         return dataclasses.replace(about_me(trace, recent), routed=view)
@@ -118,32 +123,21 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         c = slot.Candidate(focus(c.sentence, terms), c.page_id, c.fact_id, c.timestamp)
         return Plan("memory", Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp, 0.0, 0),
                     built=hedged([c]), routed=view, considered=considered)
+    if leaning:  # nothing found for a message the router was unsure of: the model's
+        return Plan("general" if "?" in question else "chat", routed=view,
+                    considered=considered)
     return Plan("memory", routed=view, considered=considered)
-
-
-# a list of things joined by "and" or a comma, each opening with a determiner: "I have a dog
-# called Zuri and a cat called Kiki"
-_CONJUNCT = re.compile(r"\s*(?:,\s*and|\band|,)\s+(?=(?:a|an|the|my|our|two|three)\b)",
-                       re.IGNORECASE)
-_DETERMINER = re.compile(r"\b(?:a|an|the|my|our|two|three)\b", re.IGNORECASE)
 
 
 def focus(sentence: str, terms: set[str]) -> str:
     """The part of a list sentence about the asked person or thing, with the sentence's
     opening: "What's my cat called?" is answered "I have a cat called Kiki", not with the dog
     beside it; the whole sentence where no single part names it."""
-    parts = [p.strip(" ,.") for p in _CONJUNCT.split(sentence)]
-    if len(parts) < 2 or not terms:
+    parts = list_parts(sentence)
+    if not terms or not parts:
         return sentence
-    named = [i for i, part in enumerate(parts) if slot.names(terms, part)]
-    if len(named) != 1:
-        return sentence
-    part = parts[named[0]]
-    if named[0] == 0:
-        return part + "."
-    opening = _DETERMINER.search(parts[0])
-    lead = parts[0][:opening.start()].strip() if opening else ""
-    return f"{lead} {part}.".strip() if lead else sentence
+    named = [part for part in parts if slot.names(terms, part)]
+    return named[0] if len(named) == 1 else sentence
 
 
 def hedged(maybe: Sequence[slot.Candidate]) -> str:
@@ -216,6 +210,10 @@ _QUESTION_OPENING = re.compile(r"^\W*(?:what|whats|what's|where|wheres|where's|w
                                re.IGNORECASE)
 
 
+_REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b",
+                          re.IGNORECASE)
+
+
 def asks(sentence: str) -> bool:
     """True for a sentence that asks rather than tells (syntax: its opening word)."""
     return _QUESTION_OPENING.match(_INTERJECTION.sub("", sentence)) is not None
@@ -238,15 +236,23 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
              for p in trace.pages if p.get("selected")][:CANDIDATE_PAGES]
     pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
     for page_id, text, ts in pages:
-        for s in _sentences(text):
+        said = _sentences(text)
+        for k, s in enumerate(said):
             if "?" in s or asks(s) or len(s) > MAX_SENTENCE_CHARS:
                 continue
+            if k and _REFERS_BACK.match(s) and not asks(said[k - 1]):
+                # "He was a watchmaker." says whose job only with the sentence before it
+                # ("I have a companion, Walter."): both, as one candidate, beside it
+                out.append((f"{said[k - 1]} {s}", page_id, None, ts))
             if any(page_id in f["sources"] and grounding(f["text"], s) >= 0.6
                    for f in replaced):
                 continue
             # "My name is Dana and I work as a nurse": each half answers its own question
             # (cosine to "What's my name?" 0.35 whole, 0.53 for its half, MiniLM)
             parts = courtesy.clauses(s)
+            # a list's items apart too: "What animal is Shelly?" by "We have a tortoise
+            # called Shelly", not by the sentence that names the dog first
+            parts += [item for c in parts for item in list_parts(c) if item not in parts]
             out += [(c, page_id, None, ts) for c in parts if len(c.split()) >= 3]
             if len(parts) > 1:
                 out.append((s, page_id, None, ts))

@@ -24,11 +24,12 @@ import numpy as np
 from ..llm import Embedder
 from ..memory import attributes, fact_kinds
 from ..text import QUESTION_FRAME_WORDS, STOP_WORDS, stem, words
+from .lists import list_parts
 from .slot_model import SlotModel, shipped
 
 FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "subject_near",
             "head_said", "head_near", "other_subject", "other_literal", "least_covered",
-            "mean_covered", "covered_cos", "asks_kind", "kind_met", "same_attribute")
+            "mean_covered", "covered_cos", "asks_kind", "kind_met", "same_attribute", "recency")
 # words that ask, not name: never the subject of a question
 _ASKING = frozenset("kind type sort name names named called call much many long old often"
                     " again still now currently ever before previously used".split())
@@ -191,6 +192,11 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
     kind = asked_kind(question)
     q_attr = set(attributes.classify(qvec, embedder))
     c_attr = attributes.classify_many(vecs, embedder)
+    # how new each is among them, 0 (oldest) to 1 (newest): of two near-equal sentences the
+    # newer one holds ("I moved to Galway" after "I live in Cork")
+    times = np.array([c.timestamp or 0.0 for c in candidates])
+    recency = np.array([float(np.mean(times < t)) for t in times]) * len(times) / \
+        max(1, len(times) - 1)
     rows = []
     for i in range(len(candidates)):
         held = {stem(w) for w in cand_words[i]}
@@ -214,7 +220,7 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
                      float(cos[i]) * min(covered), float(kind is not None),
                      float(kind is not None and _HOLDS[kind].search(candidates[i].sentence)
                            is not None),
-                     float(bool(q_attr & set(c_attr[i])))])
+                     float(bool(q_attr & set(c_attr[i]))), float(recency[i])])
     return np.asarray(rows, dtype=np.float32)
 
 
@@ -257,6 +263,7 @@ class Setting:
     agreed: list[bool]  # states it by both the attributes' descriptions and the fact kinds
     times: list[float]
     texts: list[str]  # lower-cased, to find a clause inside its sentence
+    items: list[list[int]]  # of a list sentence, the candidates that are its items
 
 
 def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarray,
@@ -282,9 +289,12 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     # both classifiers, measured apart, say it states the asked attribute: "I work night
     # shifts as a nurse" for "What do I do for a living?"
     agreed = [states(c, d & k) for c, d, k in zip(candidates, described, learned, strict=True)]
+    texts = [" ".join(words(c.sentence)) for c in candidates]
+    where = {t: j for j, t in enumerate(texts)}
+    items = [[where[t] for t in (" ".join(words(p)) for p in list_parts(c.sentence))
+              if t in where] for c in candidates]
     return Setting(eligible(question, candidates), bool(head_terms(question, candidates)),
-                   stating, agreed, [c.timestamp or 0.0 for c in candidates],
-                   [" ".join(words(c.sentence)) for c in candidates])
+                   stating, agreed, [c.timestamp or 0.0 for c in candidates], texts, items)
 
 
 def best(chances: np.ndarray, allowed: Sequence[bool]) -> int | None:
@@ -305,15 +315,21 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
     # a clause and the sentence it is part of say the same: their probabilities add up; sure
     # is that against its nearest rival and "none of them", whatever the long tail of
     # sentences far off (ten small-talk pages must not make a clear answer unsure)
-    same = [j for j in range(len(chances))
-            if found.texts[j] in found.texts[i] or found.texts[i] in found.texts[j]]
+    held = [set(t.split()) for t in found.texts]
+    same = [j for j in range(len(chances)) if held[j] <= held[i] or held[i] <= held[j]]
     top = float(chances[same].sum())
     rival = max((float(chances[j]) for j in range(len(chances)) if j not in same), default=0.0)
     sure = top / (top + rival + max(0.0, 1.0 - float(chances.sum())))
+    # a list sentence said whole where one of its items is clearly likelier than the others
+    # ("We have a tortoise called Shelly" for "What animal is Shelly?", not the dog beside it)
+    parts = sorted((j for j in found.items[i] if found.allowed[j]),
+                   key=lambda j: -float(chances[j]))
+    if parts and (len(parts) == 1 or chances[parts[0]] >= model.part_ratio * chances[parts[1]]):
+        i = parts[0]
     if found.stating[i]:
+        newer = found.agreed if model.newest_agreed else found.stating
         stating = [j for j in range(len(chances)) if j == i or (
-            found.stating[j] and found.allowed[j]
-            and chances[j] >= model.same_share * chances[i])]
+            newer[j] and found.allowed[j] and chances[j] >= model.same_share * chances[i])]
         stating.sort(key=lambda j: (found.times[j], float(chances[j])))
         i = stating[-2] if past and len(stating) > 1 else stating[-1]
     if sure >= model.floor:

@@ -54,3 +54,34 @@ def test_told_facts_are_said_back_and_asked_slots_answered_by_the_right_sentence
     first = engine.chat("u2", "I'm moving flats next week and I'm dreading it, any tips?",
                         model=model, maintain=False)
     assert first["source"] == "model"  # the first message of a newcomer: the model answers
+
+
+def test_a_list_is_said_back_by_its_item_and_a_pronoun_with_the_sentence_before_it():
+    from memoryos_core.answer import grounded
+
+    assert grounded.list_parts("We have a German shepherd, Rocky, and a tortoise called "
+                               "Shelly that is older than our marriage.") == \
+        ["We have a German shepherd, Rocky.",
+         "We have a tortoise called Shelly that is older than our marriage."]
+    assert grounded.list_parts("And in the house we have a dog, Pipoca, and a cat called "
+                               "Farofa.")[1] == "And in the house we have a cat called Farofa."
+    assert grounded.list_parts("My son Matthias has a farm, and my daughter Ulrike is a "
+                               "judge.") == ["My son Matthias has a farm.",
+                                             "my daughter Ulrike is a judge."]
+    assert grounded.list_parts("I went for a long walk by the river.") == []
+
+
+@pytest.mark.real_model
+def test_an_item_of_a_list_and_a_job_told_with_he_are_said_back(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    model = small_model(default=lambda messages, schema: "A model's answer.")
+
+    def say(text: str) -> str:
+        return engine.chat("u1", text, model=model, maintain=False)["answer"]
+
+    say("We have a German shepherd, Rocky, and a tortoise called Shelly.")
+    say("Since my husband died I have a companion, Walter. He was a watchmaker.")
+    shelly = say("What animal is Shelly?")
+    assert "tortoise" in shelly and "Rocky" not in shelly
+    walter = say("What was Walter's job?")
+    assert "watchmaker" in walter
