@@ -116,10 +116,33 @@ def tells_a_fact(clause: str) -> bool:
         and not _ON_THE_TALK.search(clause)
 
 
+def _of_others(clause: str, is_name: Callable[[str], bool]) -> bool:
+    """A statement about someone or something else in the user's life ("Chidi is a pilot with
+    Air Canada", "My sister's cat is ginger"): opening with a name (read by meaning) or an
+    owner, never a request ("Suggest a dinner…"); taken as a fact only where the router has
+    read the message as one told."""
+    clause = clause.strip().rstrip(".!")
+    said = clause.split()
+    if len(words(clause)) < 3 or _NOT_A_FACT.match(clause) or _ON_THE_TALK.search(clause):
+        return False
+    first = said[0].strip(",:;")
+    # a name and then a verb that agrees with it ("Chidi is…", "Toby loves…"), where a
+    # request opens with its verb ("Suggest a dinner…", "Plan my trip")
+    return _OWNED.match(first) is not None or (
+        first[:1].isupper() and is_name(first) and _FINITE.match(said[1]) is not None)
+
+
+_OWNED = re.compile(r"(?:my|our|his|her|their|the)$", re.IGNORECASE)
+_FINITE = re.compile(r"(?:is|was|has|had|will|just|also|never|always|still|and|\w+[^s]s|"
+                     r"\w+ed)[,.]?$", re.IGNORECASE)
+
+
 def _told(message: str, reflect: Callable[[str], str | None],
-          is_name: Callable[[str], bool] = _no_name) -> tuple[str | None, list[str]]:
+          is_name: Callable[[str], bool] = _no_name,
+          told: bool = False) -> tuple[str | None, list[str]]:
     """(the name given, the other facts said back) when every sentence of the message tells
-    something of the user's life; (None, []) otherwise."""
+    something of the user's life (or, where the router read it as told, of the people and
+    things in it); (None, []) otherwise."""
     rest = GREETING.sub("", message, count=1).strip() or message
     said = sentences(rest)
     if not said or "?" in rest or len(words(rest)) > MAX_TOLD_WORDS:
@@ -134,10 +157,16 @@ def _told(message: str, reflect: Callable[[str], str | None],
             if given or (bare and is_name(bare.group(1))):
                 name = next(g for g in (given or bare).groups() if g)  # type: ignore[union-attr]
                 continue
-            reflected = reflect(clause) if tells_a_fact(clause) else None
+            if told and len(words(clause)) < 3 and not tells_a_fact(clause):
+                continue  # "Nice." before the fact
+            own = tells_a_fact(clause)
+            reflected = reflect(clause) if own or (told and _of_others(clause, is_name)) \
+                else None
             if reflected is None:
                 return None, []
-            facts.append(reflected[0].lower() + reflected[1:])
+            # "you're…" lower-cased, a name ("Chidi is…") kept
+            facts.append(reflected[0].lower() + reflected[1:] if own or _OWNED.match(
+                reflected.split()[0]) or reflected.lower().startswith("your ") else reflected)
     return name, facts
 
 
@@ -158,7 +187,7 @@ def _feeling(text: str, reflect: Callable[[str], str | None]) -> str | None:
 
 def reply(message: str, recent_user_texts: list[str],
           reflect: Callable[[str], str | None],
-          is_name: Callable[[str], bool] = _no_name) -> str | None:
+          is_name: Callable[[str], bool] = _no_name, told: bool = False) -> str | None:
     """The reply to a greeting, a thank-you, a goodbye or a fact told about oneself, or None
     when the message is anything else (the model's)."""
     text = message.strip()
@@ -167,7 +196,7 @@ def reply(message: str, recent_user_texts: list[str],
     felt = _feeling(text, reflect)
     if felt is not None:
         return felt
-    given, facts = _told(text, reflect, is_name)
+    given, facts = _told(text, reflect, is_name, told)
     if given or facts:
         opening = f"Nice to meet you, {given}!" if given else "Got it:"
         if not facts:

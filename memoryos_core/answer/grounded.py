@@ -93,7 +93,8 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     view = routed.view()
     if routed.route in ("social", "told"):
         polite = courtesy.reply(question, [str(r.get("user_text") or "") for r in recent],
-                                reflect, names.first_name_check(embedder))
+                                reflect, names.first_name_check(embedder),
+                                told=routed.route == "told")
         if polite is not None:
             return Plan("courtesy", built=polite, routed=view)
         return Plan("social" if routed.route == "social" else "chat", routed=view)

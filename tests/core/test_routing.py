@@ -85,3 +85,21 @@ def test_an_item_of_a_list_and_a_job_told_with_he_are_said_back(make_engine):
     assert "tortoise" in shelly and "Rocky" not in shelly
     walter = say("What was Walter's job?")
     assert "watchmaker" in walter
+
+
+@pytest.mark.real_model  # a first name is read by meaning
+def test_a_fact_told_about_someone_else_is_said_back_and_a_request_is_not(embedder):
+    from memoryos_core.answer import courtesy, grounded
+
+    is_name = names.first_name_check(embedder)
+
+    def told(text: str) -> str | None:
+        return courtesy.reply(text, [], grounded.reflect, is_name, told=True)
+
+    # the small model answered this one "I'm sorry for your loss."
+    assert told("Chidi is a pilot with Air Canada, so he's away a lot.") == \
+        "Got it: Chidi is a pilot with Air Canada, so he's away a lot."
+    assert told("My sister's cat is ginger.") == "Got it: your sister's cat is ginger."
+    assert told("Suggest a nice dinner I could cook for Chidi.") is None  # a request
+    assert told("Write a poem about my dog.") is None
+    assert courtesy.reply("Chidi is a pilot.", [], grounded.reflect, is_name) is None  # small talk
