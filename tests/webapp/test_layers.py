@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "webapp"
 # only the shared modules and its own folder; 2: create_app, which nothing in webapp imports
 SHARED = {"config", "extensions", "errors", "rendering", "actions", "forms", "security",
           "metrics", "keybox", "models", "maintenance", "warmup", "job_status", "storage",
-          "local_models"}
+          "local_models", "numbers"}
 BLUEPRINTS = {"auth", "account", "chat", "memory", "imports", "jobs", "lab", "mcp",
               "introspection"}
 LAYERS = {**dict.fromkeys(SHARED, 0), **dict.fromkeys(BLUEPRINTS, 1), "__init__": 2}

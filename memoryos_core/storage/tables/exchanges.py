@@ -45,6 +45,7 @@ class Exchange:
     moved_at: float | None
     conversation_id: int | None
     answered_by: str  # who wrote the answer: model, embedded, app, unknown; '' imported/given
+    number: int = 0  # the user's own count of their exchanges (1 for their first), in URLs
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Exchange:
@@ -61,7 +62,8 @@ class Exchange:
                    content_key=str(row["content_key"]),
                    moved_at=None if moved is None else float(moved),
                    conversation_id=_int(row.get("conversation_id")),
-                   answered_by=str(row.get("answered_by") or ""))
+                   answered_by=str(row.get("answered_by") or ""),
+                   number=int(row.get("number") or 0))
 
 # -- admission (inside the caller's transaction) -------------------------------------------
 
