@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..context import Context
 from ..errors import NotFound, check_user
-from ..storage.tables import exchanges as exchanges_db
+from ..storage.tables import exchange_numbers
 from . import corrections, forgetting, memory_search
 from .corrections import FactDeleted, FactEdited, ProfileDeleted, ProfileEdited
 from .forgetting import Erased, Forgotten
@@ -81,11 +81,11 @@ class UserControl:
         """Each exchange's number among the user's (1 for their first): what the web shows and
         links by, so no URL tells how many exchanges other users have."""
         ids = [i for i in dict.fromkeys(exchange_ids) if isinstance(i, int) and 0 < i <= MAX_ID]
-        return exchanges_db.numbers_of(self.ctx.store, self._check_user(user_id), ids)
+        return exchange_numbers.numbers_of(self.ctx.store, self._check_user(user_id), ids)
 
     def exchange_of_number(self, user_id: str, number: int) -> int:
         """The id of the user's exchange with this number (NotFound when none)."""
-        found = exchanges_db.id_of_number(self.ctx.store, self._check_user(user_id),
+        found = exchange_numbers.id_of_number(self.ctx.store, self._check_user(user_id),
                                           _id(number, "page"))
         if found is None:
             raise NotFound(f"page {number} does not exist")

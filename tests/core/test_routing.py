@@ -14,6 +14,18 @@ def test_the_shipped_router_weights_match_the_examples_they_were_fitted_on():
     assert load(SHIPPED, data_hash(examples())) is not None
 
 
+def _new_user_chat(make_engine):
+    """A fresh engine with the embedded-model layout, its stand-in model, and a way to chat
+    with it as u1."""
+    engine = make_engine(consolidation="extractive", analysis="extractive")
+    model = small_model(default=lambda messages, schema: "A model's answer.")
+
+    def say(text: str) -> str:
+        return engine.chat("u1", text, model=model, maintain=False)["answer"]
+
+    return engine, model, say
+
+
 @pytest.mark.real_model  # the router is a model over MiniLM's meaning
 def test_requests_that_talk_about_the_user_go_to_the_model_and_recall_to_memory(embedder):
     requests = ["I'm starting a new job on Monday and I'm nervous, any tips?",
@@ -35,12 +47,7 @@ def test_a_nationality_after_im_is_not_taken_for_a_name(embedder):
 
 @pytest.mark.real_model
 def test_told_facts_are_said_back_and_asked_slots_answered_by_the_right_sentence(make_engine):
-    engine = make_engine(consolidation="extractive", analysis="extractive")
-    model = small_model(default=lambda messages, schema: "A model's answer.")
-
-    def say(text: str) -> str:
-        return engine.chat("u1", text, model=model, maintain=False)["answer"]
-
+    engine, model, say = _new_user_chat(make_engine)
     assert say("I'm Chinese and I live in Leeds.") == \
         "Got it: you're Chinese; you live in Leeds."  # not "Nice to meet you, Chinese!"
     say("My partner Jo is a nurse and my brother Ed is a chef.")
@@ -73,12 +80,7 @@ def test_a_list_is_said_back_by_its_item_and_a_pronoun_with_the_sentence_before_
 
 @pytest.mark.real_model
 def test_an_item_of_a_list_and_a_job_told_with_he_are_said_back(make_engine):
-    engine = make_engine(consolidation="extractive", analysis="extractive")
-    model = small_model(default=lambda messages, schema: "A model's answer.")
-
-    def say(text: str) -> str:
-        return engine.chat("u1", text, model=model, maintain=False)["answer"]
-
+    say = _new_user_chat(make_engine)[2]
     say("We have a German shepherd, Rocky, and a tortoise called Shelly.")
     say("Since my husband died I have a companion, Walter. He was a watchmaker.")
     shelly = say("What animal is Shelly?")
