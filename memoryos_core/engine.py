@@ -26,6 +26,7 @@ from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
 from .memory.provenance import answered_by
 from .memory.reports import AnalysisReport, MaintainReport
+from .memory.retrieval_text import chat_text
 from .memory.state import PageDetail, PageView, Profile, SegmentView, ShortTermFill, State
 from .runtime.jobs import Jobs, Progress, keep_upload, kept_upload, staged
 from .storage import open_index, open_store
@@ -112,7 +113,7 @@ class MemoryEngine(UserControl, Conversations):
         """Admit one exchange (short-term, overflow to pending pages); returns its id."""
         check_user(user_id)
         new = check_exchange(self.config, user_text, assistant_text, timestamp)
-        vec = self.ctx.embedder.embed([new.page_text])[0]
+        vec = self.ctx.embedder.embed([chat_text(self.store, user_id, new)])[0]
         with self.store.transaction(user_id) as conn:
             exchange_id, moved = admit(conn, self.store, self.config, user_id, new, vec)
             self.store.log_event(conn, user_id, "admission",
@@ -240,7 +241,8 @@ class MemoryEngine(UserControl, Conversations):
                               stats=trace["answer_stats"], source=reply.source,
                               evidence=(trace.get("answer_plan") or {}).get("evidence"),
                               moved_to_mid_term=[])
-        vec = self.ctx.embedder.embed([new.page_text])[0]
+        vec = self.ctx.embedder.embed([chat_text(self.store, user_id, new, replaces,
+                                                short_rows)])[0]
         if stop is not None and stop.is_set():  # Stop pressed as the answer ended: keep nothing
             raise Stopped("the answer was stopped")
         with self.store.transaction(user_id) as conn:  # one write transaction per turn

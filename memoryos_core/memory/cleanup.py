@@ -25,6 +25,7 @@ from ..storage.db import Connection
 from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import facts as facts_db
 from ..storage.tables import store_meta as store_meta_db
+from . import retrieval_text
 from .app_text import copies_user, is_app_text, without_evidence
 from .provenance import APP, EMBEDDED
 
@@ -85,6 +86,7 @@ def relinks(rows: list[dict[str, Any]],
 def clean_app_text(store: BaseStore, embedder: Embedder) -> Cleaned | None:
     """Run the cleanup once per store (None when it ran already); a new store is only marked.
     One transaction: another process opening the store waits, then finds it done."""
+    retrieval_text.upgrade(store, embedder)  # the page vectors' text, also once per store
     with store.transaction(lock="app-text-cleanup") as conn:
         if store_meta_db.cleanup_done(conn) == VERSION:
             return None
@@ -101,9 +103,6 @@ def clean_rows(store: BaseStore, embedder: Embedder, conn: Connection,
     pages = [dict(p, new=without_evidence(p["assistant_text"]))
              for p in exchanges_db.pages_with_evidence(conn, user_id)]
     pages = [p for p in pages if p["new"] != p["assistant_text"]]
-    # the page as admission embeds it, without the line
-    vecs = list(embedder.embed([f"User: {p['user_text']}\nAssistant: {p['new']}"
-                                for p in pages])) if pages else []
     facts = facts_db.all_facts(conn, user_id)
     source_ids = [i for r in facts for i in json.loads(r["sources"])]
     said = exchanges_db.user_texts(conn, source_ids)
@@ -112,11 +111,14 @@ def clean_rows(store: BaseStore, embedder: Embedder, conn: Connection,
     for r in facts:
         by_user[str(r["user_id"])].append(r)
     changed: dict[str, Cleaned] = defaultdict(lambda: Cleaned(answers=0, facts=0))
-    for page, vec in zip(pages, vecs, strict=True):
+    answered: set[int] = set()
+    for page in pages:
         if exchanges_db.set_answer(conn, page["user_id"], int(page["id"]),
                                    page["assistant_text"], page["new"]):
-            store.put_vector(conn, page["user_id"], "page", int(page["id"]), vec)
+            answered.add(int(page["id"]))
             changed[page["user_id"]]["answers"] += 1
+    if answered:  # each page as admission embeds it, without the line; and the pages after
+        retrieval_text.refresh(conn, store, embedder, user_id, answered)
     for owner, rows in by_user.items():
         doomed = doomed_facts(rows, said, writers)
         if not doomed:

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..context import Context
+from ..memory import retrieval_text
 from ..memory.admission import admit
 from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import facts as facts_db
@@ -48,15 +49,18 @@ def _embed(ctx: Context, texts: list[str]) -> list[Any]:
 def _write(ctx: Context, user_id: str, fmt: str, batch: list[Read], ids: list[int],
            keys: dict[str, int]) -> None:
     """One transaction: the batch's new exchanges, and the answers to stored questions."""
-    pending = [new for _, fresh, _, _ in batch for new in fresh]
     answers = [(new, exchange_id) for _, _, _, got in batch for new, exchange_id in got]
-    vectors = iter(_embed(ctx, [new.page_text for new in pending]
-                          + [new.page_text for new, _ in answers]))
+    # a conversation partly imported before (a newer export) continues there
+    targets: list[int | str] = [(before and exchanges_db.conversation_by_source(
+        ctx.store, user_id, source_of(fmt, conv))) or "new" for conv, _, before, _ in batch]
+    texts = [t for (_, fresh, _, _), target in zip(batch, targets, strict=True)
+             for t in retrieval_text.import_texts(
+                 ctx.store, user_id, fresh, target if isinstance(target, int) else None)]
+    texts += [retrieval_text.chat_text(ctx.store, user_id, new, exchange_id)
+              for new, exchange_id in answers]
+    vectors = iter(_embed(ctx, texts))
     with ctx.store.transaction(user_id) as conn:
-        for conv, fresh, before, _ in batch:
-            # a conversation partly imported before (a newer export) continues there
-            target: int | str = (before and exchanges_db.conversation_by_source(
-                ctx.store, user_id, source_of(fmt, conv))) or "new"
+        for (_, fresh, _, _), target in zip(batch, targets, strict=True):
             for new in fresh:
                 exchange_id, _ = admit(conn, ctx.store, ctx.config, user_id,
                                        replace(new, conversation=target), next(vectors))

@@ -13,6 +13,7 @@ from typing import Any, NotRequired, TypedDict
 
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
+from ..memory import retrieval_text
 from ..memory.admission import NewExchange, admit, check_exchange
 from ..memory.reports import AnalysisReport
 from ..storage.tables import exchanges as exchanges_db
@@ -313,9 +314,10 @@ def import_dialogue(
     ready = plan["exchanges"]
     total = len(ready)
     vectors: list[Any] = []
+    # one new conversation: each page found with the reply before it in the import's sittings
+    texts = retrieval_text.import_texts(ctx.store, user_id, [n for n, _ in ready])
     for start in range(0, total, EMBED_BATCH):
-        chunk = ready[start : start + EMBED_BATCH]
-        vectors.extend(ctx.embedder.embed([n.page_text for n, _ in chunk]))
+        vectors.extend(ctx.embedder.embed(texts[start : start + EMBED_BATCH]))
         if progress:
             progress(min(start + EMBED_BATCH, total), total, "embedding")
     ids: list[int] = []

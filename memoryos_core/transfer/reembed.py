@@ -1,5 +1,6 @@
 """The embedding model a store was made with: recorded, checked on open, and changed by
-re-embedding every vector (live rows and stored versions) in one transaction."""
+re-embedding every vector (live rows and stored versions) in one transaction; pages from the
+text they are found by (memory/retrieval_text.py), which also moves an older store to it."""
 
 from __future__ import annotations
 
@@ -12,11 +13,12 @@ import numpy as np
 from ..errors import InvalidInput
 from ..llm.base import Embedder
 from ..llm.embedder import DEFAULT_MODEL
+from ..memory import retrieval_text
 from ..storage import vector_cache
 from ..storage.base import BaseStore
-from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import facts as facts_db
 from ..storage.tables import segments as segments_db
+from ..storage.tables import sittings as sittings_db
 from ..storage.tables import snapshots as snapshots_db
 from ..storage.tables import store_meta as store_meta_db
 from .versions import _b64
@@ -67,8 +69,9 @@ def _embed_all(embedder: Embedder, texts: list[str], progress: Progress | None, 
 
 def _doc_texts(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any], str]]:
     """(kind, row, text) for every vector-bearing row of a version document."""
-    items = [("page", e, f"User: {e['user_text']}\nAssistant: {e['assistant_text']}")
-             for e in doc["exchanges"]]
+    pages = sorted(doc["exchanges"], key=lambda e: int(e["id"]))  # dialogue ties: by id
+    items = [("page", e, t) for e, t in zip(pages, retrieval_text.sitting_texts(
+        [dict(e, conversation_id=e.get("conversation_id")) for e in pages]), strict=True)]
     items += [("segment", s, f"{s['summary']} {' '.join(_kws(s['keywords']))}")
               for s in doc["segments"]]
     items += [("fact", f, f["text"]) for f in doc["facts"]]
@@ -83,9 +86,9 @@ def reembed(store: BaseStore, embedder: Embedder,
             progress: Progress | None = None) -> dict[str, Any]:
     """Re-embed every page, segment and fact of every user, and every stored version."""
     live: list[tuple[str, str, int, str]] = []
-    for r in exchanges_db.all_page_rows(store):
-        live.append(("page", r["user_id"], r["id"],
-                     f"User: {r['user_text']}\nAssistant: {r['assistant_text']}"))
+    rows = sittings_db.all_rows(store)  # each page found by its retrieval text
+    for r, text in zip(rows, retrieval_text.stored_texts(rows).values(), strict=True):
+        live.append(("page", r["user_id"], r["id"], text))
     for r in segments_db.all_segment_rows(store):
         live.append(("segment", r["user_id"], r["id"],
                      f"{r['summary']} {' '.join(_kws(r['keywords']))}"))
@@ -106,6 +109,7 @@ def reembed(store: BaseStore, embedder: Embedder,
             doc["embedder"] = embedder.name
             snapshots_db.replace_snapshot_document(conn, sid, doc)
         store_meta_db.record_embedding_model(conn, embedder.name, embedder.dim)
+        store_meta_db.mark_page_vector_text(conn, retrieval_text.VERSION)
     data_dir = getattr(store, "data_dir", None)
     if data_dir is not None:  # SQLite: the vector cache files hold the old model's vectors
         vector_cache.drop_all(vector_cache.folder_of(data_dir))

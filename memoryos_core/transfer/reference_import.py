@@ -20,6 +20,7 @@ from typing import Any, TypedDict
 
 from ..context import Context
 from ..errors import ImportFormatError, InvalidInput
+from ..memory import retrieval_text
 from ..memory.admission import NewExchange, admit, check_exchange
 from ..storage.tables import exchanges as exchanges_db
 from ..storage.tables import facts as facts_db
@@ -297,9 +298,13 @@ def run(ctx: Context, user_id: str, files: Mapping[str, bytes], ref_user: str | 
                                                   ("assistant", p.assistant_facts))
              for text, ts in items if (kind, normalise(text)) not in norms]
     facts = list({(k, normalise(t)): (k, t, ts) for k, t, ts in facts}.values())
+    # mid-term pages join no conversation, the short-term pairs the current one (admit)
+    page_texts = retrieval_text.import_texts(
+        ctx.store, user_id, [pg["exchange"] for s in segments for pg in s["pages"]])
+    short_texts = [retrieval_text.chat_text(ctx.store, user_id, e) for e in short[:1]] \
+        + retrieval_text.import_texts(ctx.store, user_id, short)[1:]
     texts = ([f"{s['summary']} {' '.join(s['keywords'])}" for s in segments]
-             + [pg["exchange"].page_text for s in segments for pg in s["pages"]]
-             + [e.page_text for e in short] + [t for _, t, _ in facts])
+             + page_texts + short_texts + [t for _, t, _ in facts])
     done = [0]
     vecs = iter(_batched(ctx, texts, progress, len(texts), done))
     seg_vecs = [next(vecs) for _ in segments]

@@ -153,7 +153,9 @@ def test_a_store_of_an_earlier_version_is_cleaned_once_when_opened(make_engine):
     found = reopened.search("u1", "Zorblax")
     assert [p["id"] for p in found["pages"] if p["by_words"]] == [pages["My cat Zorblax is grey."]]
     vec = reopened.index.vectors_of("u1", "page", [pages["What colour is my cat?"]])
-    want = reopened.ctx.embedder.embed(["User: What colour is my cat?\nAssistant: Lovely."])[0]
+    # a short turn: found with the reply before it (memory/retrieval_text.py)
+    want = reopened.ctx.embedder.embed(["Assistant: Grey cats are calm.\nUser: What colour is"
+                                        " my cat?\nAssistant: Lovely."])[0]
     assert float(next(iter(vec.values())) @ want) > 0.999
     # app text and the copied line are gone; the fact the app text had replaced is current
     facts = reopened.state("u1")["long_term"]

@@ -181,11 +181,6 @@ def keyword_pages(store: BaseStore, user_id: str, words: list[str], limit: int) 
         " LIMIT ?", (fts_query(words), user_id, limit))]
 
 
-def all_page_rows(store: BaseStore) -> list[dict[str, Any]]:
-    """id, user_id, user_text, assistant_text of every exchange of every user."""
-    return store.query("SELECT id, user_id, user_text, assistant_text FROM exchanges")
-
-
 # -- conversations: exchanges grouped by conversation_id -------------------------------------
 
 

@@ -1,4 +1,5 @@
-"""The `store_meta` table: store-wide entries (the embedding model, the app-text cleanup ran)."""
+"""The `store_meta` table: store-wide entries (the embedding model, the app-text cleanup ran,
+the text page vectors are made from)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,18 @@ def record_embedding_model(conn: Connection, name: str, dim: int) -> None:
 def has_vectors(conn: Connection) -> bool:
     """Whether the store holds any vector at all (of any user)."""
     return conn.execute("SELECT 1 FROM vectors LIMIT 1").fetchone() is not None
+
+
+PAGE_TEXT_KEY = "page_vector_text"  # the version of the text page vectors are made from
+
+
+def page_vector_text(conn: Connection) -> str | None:
+    """The version of the text the store's page vectors were made from (None: the page's)."""
+    row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (PAGE_TEXT_KEY,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def mark_page_vector_text(conn: Connection, version: str) -> None:
+    """Record the version of the text the store's page vectors are made from."""
+    conn.execute("INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE"
+                 " SET value = excluded.value", (PAGE_TEXT_KEY, version))
