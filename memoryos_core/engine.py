@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import Any, TypedDict, cast
 
 from .answer import modes, retrieval, turn
 from .answer.answering import COMPACT_MEMORY_TOKENS, fit_prompt, layout_for
@@ -28,17 +28,15 @@ from .memory.provenance import answered_by
 from .memory.reports import AnalysisReport, MaintainReport
 from .memory.retrieval_text import chat_text
 from .memory.state import PageDetail, PageView, Profile, SegmentView, ShortTermFill, State
-from .runtime.jobs import Jobs, Progress, keep_upload, kept_upload, staged
+from .runtime.imports import Imports
+from .runtime.jobs import Jobs, Progress, staged
 from .storage import open_index, open_store
 from .storage.base import PurposeUsage
-from .transfer import importing, versions
-from .transfer.importing import ImportReport, Preview
+from .transfer import versions
 from .transfer.reembed import check_model
 from .transfer.sniff import MAX_EXPANDED_BYTES
 from .transfer.versions import Diff, ExportDocument, Restored, Saved, Version
 
-if TYPE_CHECKING:  # the module itself is loaded on first use
-    from .transfer.reference_import import FolderImport, FolderPreview
 
 class Event(TypedDict):
     """One entry of a user's event log."""
@@ -49,7 +47,7 @@ class Event(TypedDict):
     detail: dict[str, Any]  # what the step logged: each kind its own keys
 
 
-class MemoryEngine(UserControl, Conversations):
+class MemoryEngine(UserControl, Conversations, Imports):
     """Long-term hierarchical memory for many users in one data folder."""
 
     def __init__(
@@ -344,72 +342,3 @@ class MemoryEngine(UserControl, Conversations):
     def export(self, user_id: str) -> ExportDocument:
         """One versioned JSON document with the user's whole memory."""
         return versions.export_document(self.ctx, check_user(user_id))
-
-    def import_dialogue(
-        self, user_id: str, source: Any, fmt: str = "auto", speaker: str | None = None,
-        progress: Progress | None = None, maintain: bool = True, select: str | None = None,
-        model: ChatModel | None = None,
-    ) -> ImportReport:
-        """Validate a dialogue (any supported format), admit it as one unit, then file it."""
-        with self._user_lock(check_user(user_id)):
-            stages = staged(progress, {"embedding": (0, 30), "reading": (0, 30),
-                                       "stored": (30, 35),
-                                       "consolidation": (35, 80), "analysis": (80, 100)})
-            report = importing.import_dialogue(self.ctx, user_id, source, fmt, speaker,
-                                               stages, select, self.max_expanded_bytes)
-            if maintain and report.get("exchange_ids"):
-                ctx = self._ctx_for(user_id, model)
-                batches = consolidation.consolidate(ctx, user_id, force=False, progress=stages)
-                if self.config.import_analysis == "inline":  # the import's report, whole
-                    report = {**report, "consolidation_batches": len(batches),
-                              "analysis": analysis.analyse(ctx, user_id, force=False,
-                                                           progress=stages)}
-                else:
-                    report = {**report, "consolidation_batches": len(batches),
-                              "analysis_deferred": True}
-            if progress:
-                progress(100, 100, "done")
-        return report
-
-    def preview_import(self, user_id: str, source: Any, fmt: str = "auto",
-                       speaker: str | None = None, select: str | None = None) -> Preview:
-        """What an import would admit and skip, writing nothing (a large chat export is read
-        for a few seconds, then the preview says how far it got)."""
-        return importing.preview(self.ctx, check_user(user_id), source, fmt, speaker, select,
-                                 expanded=self.max_expanded_bytes)
-
-    def check_import(self, source: Any, fmt: str = "auto", speaker: str | None = None,
-                     select: str | None = None) -> str:
-        """The format of an import, refused early when unreadable; the job reads the rest."""
-        return importing.check(source, fmt, speaker, select, self.max_expanded_bytes)
-
-    # -- a reference MemoryOS data folder ---------------------------------------------------
-
-    def preview_reference(self, user_id: str, files: dict[str, bytes], ref_user: str | None = None,
-                          assistant: str | None = None) -> FolderPreview:
-        """What importing a reference data folder would bring in, writing nothing."""
-        from .transfer import reference_import
-
-        check_user(user_id)
-        return reference_import.preview(self.ctx, files, ref_user, assistant)
-
-    def import_reference(self, user_id: str, files: dict[str, bytes], ref_user: str | None = None,
-                         assistant: str | None = None,
-                         progress: Progress | None = None) -> FolderImport:
-        """Import a reference data folder ({relative path: bytes}) into this user, all at once."""
-        from .transfer import reference_import
-
-        with self._user_lock(check_user(user_id)):
-            return reference_import.run(self.ctx, user_id, files, ref_user, assistant, progress)
-
-    # -- uploads a host keeps between a preview and its run ---------------------------------
-
-    def keep_upload(self, user_id: str, token: str, kind: str, data: bytes, keep: int,
-                    max_age: float) -> None:
-        """Keep an upload under a token: the user's newest `keep` of a kind stay, and every
-        upload older than `max_age` seconds goes."""
-        keep_upload(self.store, check_user(user_id), token, kind, data, keep, max_age)
-
-    def kept_upload(self, user_id: str, token: str, kind: str, take: bool = False) -> bytes | None:
-        """A kept upload of the user, or None; `take` claims it exactly once."""
-        return kept_upload(self.store, check_user(user_id), token, kind, take)

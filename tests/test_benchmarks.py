@@ -55,9 +55,11 @@ def test_benchmarks_sql_per_turn_counts_one_write_transaction_per_chat_turn(embe
     result = sql_per_turn.run(emb=embedder)
     for layout in result["layouts"]:
         # the turn's state is read once: at most 20 statements, BEGIN and COMMIT included, in
-        # one write transaction (was 38-67 in two)
+        # one write transaction (was 38-67 in two); 2 more where the question names someone
+        # the user named ("my sister" -> Mara: her name is searched too)
         assert layout["max_write_transactions"] == 1
-        assert 10 <= layout["median_statements"] <= layout["max_statements"] <= 20, layout
+        assert 10 <= layout["median_statements"] <= 20, layout
+        assert layout["max_statements"] <= 22, layout
     compact, chat = (next(r for r in result["layouts"] if r["layout"] == name)
                      for name in ("compact", "chat"))
     # the small model's memory is retrieved once at its own budget, not twice

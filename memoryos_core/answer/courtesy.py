@@ -36,6 +36,13 @@ _IM = re.compile(r"\b(?:I'm|I am) ([A-Z][\w'-]+)\s*[.!]?$")
 # the user's own name only: "a dog called Pepper" names the dog
 _NAME_STATED = re.compile(r"\b(?i:my name is|my name's|call me|i'm called|i am called) "
                           r"([A-Z][\w'-]+)")
+# openings that join a sentence to the talk, not to the fact: "Oh, by the way, speaking of
+# bikes, I just got a new one" is said back as "you just got a new one"
+INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
+                           r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also|and)\b"
+                           r"[\s,!.]*|speaking of [^,.!?]{1,40},\s*"
+                           # a short label before a colon: "Big news actually: we moved…"
+                           r"|(?:[^\s:,.!?]+\s+){0,2}[^\s:,.!?]+:\s+)+", re.IGNORECASE)
 # a sentence that tells a fact of the user's life opens with them as its subject
 _FIRST_PERSON_OPENING = re.compile(r"^(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b",
                                    re.IGNORECASE)
@@ -150,9 +157,11 @@ def _told(message: str, reflect: Callable[[str], str | None],
     name, facts = None, []
     for sentence in said:
         for clause in clauses(sentence):
-            clause = clause.strip().rstrip(".!")
+            # "Actually we moved to Gdańsk" tells as much as "We moved to Gdańsk"
+            clause = INTERJECTION.sub("", clause.strip()).rstrip(".!") or clause.strip()
             given = NAME_GIVEN.fullmatch(clause + ".") or re.fullmatch(
-                r"(?i:my name is|call me) ([A-Z][\w'-]+)", clause)
+                r"(?i:my name is|my name's|call me|i'm called|i am called) ([A-Z][\w'-]+)"
+                r"(?:,?\s+(?i:by the way|btw))?", clause)
             bare = re.fullmatch(r"(?i:i'm|i am) ([A-Z][\w'-]+)", clause)
             if given or (bare and is_name(bare.group(1))):
                 name = next(g for g in (given or bare).groups() if g)  # type: ignore[union-attr]

@@ -42,13 +42,7 @@ _REFLECT = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "y
             "was": "were", "wasn't": "weren't", "we": "you", "us": "you", "our": "your",
             "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've",
             "we'd": "you'd", "we'll": "you'll"}
-# openings that join a sentence to the talk, not to the fact: "Oh, by the way, speaking of
-# bikes, I just got a new one" is said back as "you just got a new one"
-_INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
-                           r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also|and)\b"
-                           r"[\s,!.]*|speaking of [^,.!?]{1,40},\s*"
-                           # a short label before a colon: "Big news actually: we moved…"
-                           r"|(?:[^\s:,.!?]+\s+){0,2}[^\s:,.!?]+:\s+)+", re.IGNORECASE)
+_INTERJECTION = courtesy.INTERJECTION
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,11 @@ from ..storage.tables import profile as profile_db
 from ..storage.tables import segments as segments_db
 from ..text import query_keywords
 from ..timeframe import named_period
+from .aliases import alias_hits
 from .fact_search import question_facts
-from .memory_block import assemble, memory_budget, profile_line
+from .memory_block import assemble, memory_budget
 from .page_order import CONTINUED_PAGES, with_continuations, without_repeats
+from .profile_scoring import scored_profile_rows
 from .recent import fit_recent, recent_budget, recent_tokens, shortened_by_keywords
 from .types import Facts, PageHit, ProfileHit, Retrieval, SegmentHit
 
@@ -33,7 +35,6 @@ KEYWORD_WEIGHT = 3.0
 # rarely spells out its own date (dev set: the 26 questions naming a date 0.67 -> 0.94 recall).
 PERIOD_WEIGHT = 3.0
 PERIOD_PAGES = 5000  # pages of a named period read at most (ranked by the query's vector)
-PROFILE_ROWS = 3  # profile dimensions in one prompt at most
 # what ranking, the block and the trace read of a page (not its keywords, source, key...)
 PAGE_COLUMNS = "id, user_id, user_text, assistant_text, ts, tier, segment_id, next_id, overview"
 # what ranking, heat and the trace read of a segment
@@ -196,15 +197,10 @@ def _retrieve(
         # was just said, and the keyword index holds mid-term pages only
         recent_hits = shortened_by_keywords(short_rows, fitted, fts_words)
         keyword_hits = recent_hits + [pid for pid in keyword_hits if pid not in recent_hits]
-    for rank, pid in enumerate(keyword_hits, start=1):
-        entry = fused.setdefault(pid, PageHit(id=pid, fused=0.0))
-        entry["keyword_rank"] = rank
-        entry["fused"] += KEYWORD_WEIGHT / (RRF_K + rank)
+    _fuse(fused, keyword_hits, KEYWORD_WEIGHT, "keyword_rank")
     period = named_period(query, now)
-    for rank, pid in enumerate(_period_hits(ctx, user_id, qvec, period, depth, total), start=1):
-        entry = fused.setdefault(pid, PageHit(id=pid, fused=0.0))
-        entry["period_rank"] = rank
-        entry["fused"] += PERIOD_WEIGHT / (RRF_K + rank)
+    _fuse(fused, _period_hits(ctx, user_id, qvec, period, depth, total), PERIOD_WEIGHT,
+          "period_rank")
     pages = sorted(fused.values(), key=lambda p: -p["fused"])
     # the pages that may continue the best ones come with them (with_continuations reads any
     # other it needs)
@@ -212,13 +208,42 @@ def _retrieve(
         ctx.store, user_id, [p["id"] for p in pages], PAGE_COLUMNS,
         next_of=[p["id"] for p in pages[:CONTINUED_PAGES]])
     pages = [p for p in pages if p["id"] in page_rows]
+    # "my husband" is searched by the name the user gave him too ("Chidi is a pilot")
+    named, hits = alias_hits(ctx, user_id, query, [str(r["user_text"] or "") for r in
+                                                   [*page_rows.values(), *short_rows]],
+                             fts_words, depth, total)
+    if hits:
+        fts_words += named
+        pages = _with_alias_hits(ctx, user_id, fused, hits, page_rows)
     pages = with_continuations(ctx, user_id, pages, page_rows, PAGE_COLUMNS)
     pages = without_repeats(pages, page_rows)
     profile = [_profile_hit(r) for r in profile_rows]
     facts = question_facts(ctx, user_id, qvec, query, now, asked.nearest["fact"])
-    scored_profile = _score_profile(ctx, profile, qvec)
+    scored_profile = scored_profile_rows(ctx, profile, qvec)
     return _assembled(ctx, user_id, asked, "memoryos", record, segments, pages, page_rows,
                       facts, scored_profile, fts_words, period, qkws, profile)
+
+
+def _fuse(fused: dict[int, PageHit], hits: list[int], weight: float, field: str) -> None:
+    """A ranked list added to the fusion (weighted RRF); a page keeps its first rank."""
+    for rank, pid in enumerate(hits, start=1):
+        entry = fused.setdefault(pid, PageHit(id=pid, fused=0.0))
+        entry.setdefault(field, rank)  # type: ignore[misc]
+        entry["fused"] += weight / (RRF_K + rank)
+
+
+def _with_alias_hits(ctx: Context, user_id: str, fused: dict[int, PageHit], hits: list[int],
+                     page_rows: dict[int, dict[str, Any]]) -> list[PageHit]:
+    """The ranking with the pages naming an alias as a keyword list of its own (the rows
+    of the new ones read into `page_rows`)."""
+    _fuse(fused, hits, KEYWORD_WEIGHT, "keyword_rank")
+    pages = sorted(fused.values(), key=lambda p: -p["fused"])
+    missing = [p["id"] for p in pages if p["id"] not in page_rows]
+    if missing:
+        page_rows.update(exchanges_db.exchanges_by_id(
+            ctx.store, user_id, missing, PAGE_COLUMNS,
+            next_of=[p["id"] for p in pages[:CONTINUED_PAGES] if p["id"] in missing]))
+    return [p for p in pages if p["id"] in page_rows]
 
 
 def _query_free_reads(ctx: Context, user_id: str, short_rows: list[dict[str, Any]] | None,
@@ -350,31 +375,3 @@ def _flat_hits(hits: list[tuple[int, float]], k: int,
     """The k best mid-term pages of the nearest pages `hits` (short-term rows are in the
     index too)."""
     return [h for h in hits if h[0] not in short][:k]
-
-
-_PROFILE_VECTORS: dict[tuple[str, str], Any] = {}
-
-
-def _score_profile(ctx: Context, profile: list[ProfileHit],
-                   qvec: Any) -> list[ProfileHit]:
-    """Profile rows that score at least `profile_min_score` against the query, best first.
-
-    Row embeddings are cached by text: a profile changes only when it is analysed.
-    """
-    if not profile:
-        return []
-    texts = [profile_line(r)[2:] for r in profile]
-    fresh = [t for t in texts if (ctx.embedder.name, t) not in _PROFILE_VECTORS]
-    if fresh:
-        if len(_PROFILE_VECTORS) > 20_000:
-            _PROFILE_VECTORS.clear()
-        for text, vec in zip(fresh, ctx.embedder.embed(fresh), strict=True):
-            _PROFILE_VECTORS[(ctx.embedder.name, text)] = vec
-    scored: list[ProfileHit] = []
-    for row, text in zip(profile, texts, strict=True):
-        score = float(_PROFILE_VECTORS[(ctx.embedder.name, text)] @ qvec)
-        if score >= ctx.config.profile_min_score:
-            scored.append(ProfileHit(**row, score=round(score, 4)))
-    return sorted(scored, key=lambda r: -r.get("score", 0.0))[:PROFILE_ROWS]
-
-

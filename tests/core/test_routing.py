@@ -105,3 +105,43 @@ def test_a_fact_told_about_someone_else_is_said_back_and_a_request_is_not(embedd
     assert told("Suggest a nice dinner I could cook for Chidi.") is None  # a request
     assert told("Write a poem about my dog.") is None
     assert courtesy.reply("Chidi is a pilot.", [], grounded.reflect, is_name) is None  # small talk
+
+
+def test_a_fact_opened_by_an_interjection_is_told_like_any_other():
+    from memoryos_core.answer import courtesy, grounded
+
+    def told(text: str) -> str | None:
+        return courtesy.reply(text, [], grounded.reflect, told=True)
+
+    assert told("Actually we moved to Gdańsk in October.") == \
+        "Got it: you moved to Gdańsk in October."
+    assert told("Oh, by the way, I work nights now.") == "Got it: you work nights now."
+    assert told("Anyway, I think I need a holiday.") is None  # a wish: the model's
+
+
+@pytest.mark.real_model  # the page is found by meaning and by the name the user gave him
+def test_a_question_naming_a_relation_finds_the_page_naming_the_person(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive",
+                         short_term_capacity=2, top_pages=3)
+    model = small_model(default=lambda messages, schema: "A model's answer.")
+    for said in ("My husband Chidi loves old jazz records.",
+                 "Chidi is a pilot with Air Canada, so he's away a lot.",
+                 "My brother Ed works as a chef in Lyon.", "My friend Sara is a nurse.",
+                 "I work as a librarian at the city library.", "My job is quiet but I like it.",
+                 "My mum retired from her job at the bank last year.",
+                 "The weather was grey all week.", "We watched a film on Friday."):
+        engine.chat("u1", said, model=model, maintain=False)
+    trace = engine.retrieve("u1", "What's my husband's job?")
+    assert "chidi" in trace["keyword_search_terms"]  # searched by the name he was given
+    chosen = [p["user"] for p in trace["pages"] if p.get("selected")]
+    assert any("pilot" in text for text in chosen)
+    answer = engine.chat("u1", "What's my husband's job?", model=model, maintain=False)["answer"]
+    assert "chef" not in answer and "librarian" not in answer  # never another's job
+
+
+def test_a_name_given_in_passing_is_greeted_by_name():
+    from memoryos_core.answer import courtesy, grounded
+
+    assert courtesy.reply("My name's Bjørn by the way. I'm a marine engineer.", [],
+                          grounded.reflect, told=True) == \
+        "Nice to meet you, Bjørn! Got it: you're a marine engineer."

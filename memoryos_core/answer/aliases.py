@@ -1,0 +1,85 @@
+"""The names a user gave the people and things a question asks about by relation.
+
+"What's my husband's job?" must find "Chidi is a pilot with Air Canada": the question says
+"husband", the page says "Chidi", and neither vector nor keyword search joins the two. Where the
+user named the husband somewhere ("My husband Chidi loves jazz", "Chidi, my husband, ...", "a
+dog called Zuri"), that name is searched too, and the slot model takes a sentence naming Chidi
+as naming the husband.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from ..context import Context
+from ..storage import search
+from ..text import STOP_WORDS, words
+
+_OWNERS = frozenset({"my", "our"})
+MAX_ALIASES = 3  # names searched per question at most
+
+
+def owned_nouns(question: str) -> list[str]:
+    """The nouns a question names as the user's own, by "my"/"our" ("my husband's job" ->
+    husband, "our dog" -> dog); a person's name with "'s" is no relation and gives none."""
+    said = words(question)
+    out: list[str] = []
+    for i, word in enumerate(said[:-1]):
+        if word not in _OWNERS:
+            continue
+        noun = re.sub(r"(?:'s|’s|s')$", "", said[i + 1])
+        if noun and noun not in STOP_WORDS and noun.isalpha():
+            out.append(noun)
+    return list(dict.fromkeys(out))
+
+
+def _patterns(noun: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """"husband Chidi", "husband, Chidi", "dog called Zuri", "sister is named Ana"; and
+    "Chidi, my husband", "Chidi is my husband"."""
+    n = re.escape(noun)
+    after = re.compile(rf"\b{n}(?:'s|’s)?,?\s+(?:is\s+(?:called|named)\s+|called\s+|named\s+)?"
+                       r"([A-Z][\w'-]+)", re.IGNORECASE)
+    before = re.compile(rf"\b([A-Z][\w'-]+),?\s+(?:is\s+)?(?:my|our)\s+{n}\b", re.IGNORECASE)
+    return after, before
+
+
+def given_names(noun: str, texts: Iterable[str], lower_case: bool = True) -> list[str]:
+    """The names the texts give `noun` (lower-cased, most often given first): a capitalised
+    word in apposition, or (`lower_case`) any word where the whole text is lower case ("my
+    dog rex"; also "my husband works", so never searched by)."""
+    after, before = _patterns(noun)
+    counts: dict[str, int] = {}
+    for text in texts:
+        for pattern in (after, before):
+            for found in pattern.finditer(text):
+                name = found.group(1)
+                low = name.lower()
+                if (name[0].isupper() or (lower_case and text.islower())) and low not in STOP_WORDS \
+                        and low != noun and low not in _OWNERS:
+                    counts[low] = counts.get(low, 0) + 1
+    return sorted(counts, key=lambda n: -counts[n])
+
+
+
+def aliases(question: str, texts: Iterable[str], known: Sequence[str]) -> list[str]:
+    """The names (not yet among the `known` search words) the texts give the nouns the
+    question names as the user's own; capitalised names only ("my husband works" names
+    no one)."""
+    nouns = owned_nouns(question)
+    if not nouns:
+        return []
+    said = list(texts)
+    found = [n for noun in nouns for n in given_names(noun, said, lower_case=False)]
+    return [n for n in dict.fromkeys(found) if n not in known][:MAX_ALIASES]
+
+
+def alias_hits(ctx: Context, user_id: str, question: str, texts: Iterable[str],
+               known: Sequence[str], limit: int, total: int) -> tuple[list[str], list[int]]:
+    """(the aliases, the user's pages that name them, best first): the pages already read
+    for ranking and the recent exchanges are read for names, so a question naming no one
+    the user named costs no query."""
+    named = aliases(question, texts, known)
+    if not named:
+        return [], []
+    return named, search.keyword_search(ctx.store, user_id, named, limit, total)
