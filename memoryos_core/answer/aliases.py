@@ -40,7 +40,9 @@ def _patterns(noun: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     n = re.escape(noun)
     after = re.compile(rf"\b{n}(?:'s|’s)?,?\s+(?:is\s+(?:called|named)\s+|called\s+|named\s+)?"
                        r"([A-Z][\w'-]+)", re.IGNORECASE)
-    before = re.compile(rf"\b([A-Z][\w'-]+),?\s+(?:is\s+)?(?:my|our)\s+{n}\b", re.IGNORECASE)
+    # "Chidi, my husband, …" closes its apposition: "Yesterday, my husband cooked" names no one
+    before = re.compile(rf"\b([A-Z][\w'-]+)(?:\s+is\s+(?:my|our)\s+{n}\b|,\s+(?:my|our)\s+{n},)",
+                        re.IGNORECASE)
     return after, before
 
 

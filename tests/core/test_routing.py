@@ -145,3 +145,15 @@ def test_a_name_given_in_passing_is_greeted_by_name():
     assert courtesy.reply("My name's Bjørn by the way. I'm a marine engineer.", [],
                           grounded.reflect, told=True) == \
         "Nice to meet you, Bjørn! Got it: you're a marine engineer."
+
+
+def test_the_name_given_to_a_relation_is_read_only_from_an_apposition():
+    from memoryos_core.answer.aliases import given_names, owned_nouns
+
+    assert owned_nouns("What's my husband's job?") == ["husband"]
+    assert owned_nouns("What does Chidi do?") == []  # a name is no relation
+    said = ["Yesterday, my husband cooked dinner.", "Chidi, my husband, is a pilot.",
+            "My husband Chidi loves jazz.", "my husband works late"]
+    assert given_names("husband", said, lower_case=False) == ["chidi"]
+    assert given_names("dog", ["We have a dog called Zuri.", "our dog, Bruno, barks"],
+                       lower_case=False) == ["zuri", "bruno"]
