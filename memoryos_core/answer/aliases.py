@@ -46,10 +46,9 @@ def _patterns(noun: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return after, before
 
 
-def given_names(noun: str, texts: Iterable[str], lower_case: bool = True) -> list[str]:
+def given_names(noun: str, texts: Iterable[str]) -> list[str]:
     """The names the texts give `noun` (lower-cased, most often given first): a capitalised
-    word in apposition, or (`lower_case`) any word where the whole text is lower case ("my
-    dog rex"; also "my husband works", so never searched by)."""
+    word in apposition (in a text all in lower case "my husband works" names no one)."""
     after, before = _patterns(noun)
     counts: dict[str, int] = {}
     for text in texts:
@@ -57,7 +56,7 @@ def given_names(noun: str, texts: Iterable[str], lower_case: bool = True) -> lis
             for found in pattern.finditer(text):
                 name = found.group(1)
                 low = name.lower()
-                if (name[0].isupper() or (lower_case and text.islower())) and low not in STOP_WORDS \
+                if name[0].isupper() and low not in STOP_WORDS \
                         and low != noun and low not in _OWNERS:
                     counts[low] = counts.get(low, 0) + 1
     return sorted(counts, key=lambda n: -counts[n])
@@ -66,13 +65,12 @@ def given_names(noun: str, texts: Iterable[str], lower_case: bool = True) -> lis
 
 def aliases(question: str, texts: Iterable[str], known: Sequence[str]) -> list[str]:
     """The names (not yet among the `known` search words) the texts give the nouns the
-    question names as the user's own; capitalised names only ("my husband works" names
-    no one)."""
+    question names as the user's own."""
     nouns = owned_nouns(question)
     if not nouns:
         return []
     said = list(texts)
-    found = [n for noun in nouns for n in given_names(noun, said, lower_case=False)]
+    found = [n for noun in nouns for n in given_names(noun, said)]
     return [n for n in dict.fromkeys(found) if n not in known][:MAX_ALIASES]
 
 

@@ -34,8 +34,8 @@ NAME_GIVEN = re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"
 # "I'm Sam" gives a name, "I'm Chinese" does not: the word is checked by meaning (names.py)
 _IM = re.compile(r"\b(?:I'm|I am) ([A-Z][\w'-]+)\s*[.!]?$")
 # the user's own name only: "a dog called Pepper" names the dog
-_NAME_STATED = re.compile(r"\b(?i:my name is|my name's|call me|i'm called|i am called) "
-                          r"([A-Z][\w'-]+)")
+_NAME_OPENING = r"(?i:my name is|my name's|call me|i'm called|i am called)"
+_NAME_STATED = re.compile(rf"\b{_NAME_OPENING} ([A-Z][\w'-]+)")
 # openings that join a sentence to the talk, not to the fact: "Oh, by the way, speaking of
 # bikes, I just got a new one" is said back as "you just got a new one"
 INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
@@ -160,8 +160,7 @@ def _told(message: str, reflect: Callable[[str], str | None],
             # "Actually we moved to Gdańsk" tells as much as "We moved to Gdańsk"
             clause = INTERJECTION.sub("", clause.strip()).rstrip(".!") or clause.strip()
             given = NAME_GIVEN.fullmatch(clause + ".") or re.fullmatch(
-                r"(?i:my name is|my name's|call me|i'm called|i am called) ([A-Z][\w'-]+)"
-                r"(?:,?\s+(?i:by the way|btw))?", clause)
+                rf"{_NAME_OPENING} ([A-Z][\w'-]+)(?:,?\s+(?i:by the way|btw))?", clause)
             bare = re.fullmatch(r"(?i:i'm|i am) ([A-Z][\w'-]+)", clause)
             if given or (bare and is_name(bare.group(1))):
                 name = next(g for g in (given or bare).groups() if g)  # type: ignore[union-attr]

@@ -209,8 +209,8 @@ def _retrieve(
         next_of=[p["id"] for p in pages[:CONTINUED_PAGES]])
     pages = [p for p in pages if p["id"] in page_rows]
     # "my husband" is searched by the name the user gave him too ("Chidi is a pilot")
-    named, hits = alias_hits(ctx, user_id, query, [str(r["user_text"] or "") for r in
-                                                   [*page_rows.values(), *short_rows]],
+    named, hits = alias_hits(ctx, user_id, query, (str(r["user_text"] or "") for r in
+                                                   [*page_rows.values(), *short_rows]),
                              fts_words, depth, total)
     if hits:
         fts_words += named

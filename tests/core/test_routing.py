@@ -154,6 +154,6 @@ def test_the_name_given_to_a_relation_is_read_only_from_an_apposition():
     assert owned_nouns("What does Chidi do?") == []  # a name is no relation
     said = ["Yesterday, my husband cooked dinner.", "Chidi, my husband, is a pilot.",
             "My husband Chidi loves jazz.", "my husband works late"]
-    assert given_names("husband", said, lower_case=False) == ["chidi"]
-    assert given_names("dog", ["We have a dog called Zuri.", "our dog, Bruno, barks"],
-                       lower_case=False) == ["zuri", "bruno"]
+    assert given_names("husband", said) == ["chidi"]
+    assert given_names("dog", ["We have a dog called Zuri.", "our dog, Bruno, barks"]) == \
+        ["zuri", "bruno"]
