@@ -26,7 +26,7 @@ from .memory.admission import admit, check_exchange
 from .memory.heat import record_visits
 from .memory.provenance import answered_by
 from .memory.reports import AnalysisReport, MaintainReport
-from .memory.retrieval_text import chat_text
+from .memory.retrieval_text import chat_text, next_page_text
 from .memory.state import PageDetail, PageView, Profile, SegmentView, ShortTermFill, State
 from .runtime.imports import Imports
 from .runtime.jobs import Jobs, Progress, staged
@@ -239,8 +239,12 @@ class MemoryEngine(UserControl, Conversations, Imports):
                               stats=trace["answer_stats"], source=reply.source,
                               evidence=(trace.get("answer_plan") or {}).get("evidence"),
                               moved_to_mid_term=[])
-        vec = self.ctx.embedder.embed([chat_text(self.store, user_id, new, replaces,
-                                                short_rows)])[0]
+        # a redone answer is the reply before the next page's short user turn: embedded again
+        after = None if replaces is None else \
+            next_page_text(self.store, user_id, replaces, new.assistant_text)
+        vec, *after_vec = self.ctx.embedder.embed(
+            [chat_text(self.store, user_id, new, replaces, short_rows)]
+            + ([after[1]] if after else []))
         if stop is not None and stop.is_set():  # Stop pressed as the answer ended: keep nothing
             raise Stopped("the answer was stopped")
         with self.store.transaction(user_id) as conn:  # one write transaction per turn
@@ -252,6 +256,8 @@ class MemoryEngine(UserControl, Conversations, Imports):
             else:  # texts, vector, keyword entry and trace in place; the old answer kept
                 exchange_id, moved = replaces, []
                 kept = conversations.replace(conn, self.store, user_id, replaces, new, vec, trace)
+                if after:
+                    self.store.put_vector(conn, user_id, "page", after[0], after_vec[0])
                 # the result's trace is the stored one: the answers replaced are counted now,
                 # not only once the page is reloaded
                 trace = Trace({**trace, "previous_answers": kept})

@@ -125,6 +125,18 @@ def chat_text(store: BaseStore, user_id: str, new: NewExchange, replaces: int | 
     return retrieval_text(new.user_text, new.assistant_text, before)
 
 
+def next_page_text(store: BaseStore, user_id: str, exchange_id: int,
+                   new_reply: str) -> tuple[int, str] | None:
+    """Where a stored exchange gets a new answer (Edit, Regenerate), the page after it that is
+    found with that answer (a short user turn of the same sitting): its id and new retrieval
+    text; None when there is none."""
+    row = sittings_db.exchange_after_stored(store, user_id, exchange_id)
+    if row is None or count_tokens(row["user_text"]) > SHORT_USER_TOKENS \
+            or not in_sitting(row["at"], row["ts"]):
+        return None
+    return int(row["id"]), retrieval_text(row["user_text"], row["assistant_text"], new_reply)
+
+
 def import_texts(store: BaseStore, user_id: str, news: Sequence[NewExchange],
                  conversation: int | None = None) -> list[str]:
     """The retrieval texts of exchanges imported as one conversation, in their order

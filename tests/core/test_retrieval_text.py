@@ -138,6 +138,26 @@ def test_a_redone_answer_and_a_new_chat(make_engine) -> None:
 
 
 @pytest.mark.real_model
+def test_redoing_an_earlier_answer_moves_the_short_turn_after_it(make_engine) -> None:
+    engine = make_engine(short_term_capacity=7)
+    first = engine.add_exchange("ana", *CHAT[4][:2])
+    page = engine.add_exchange("ana", "Tokyo!", "Fun.")
+    long_one = engine.add_exchange("ana", CHAT[6][0], CHAT[6][1])
+    before = engine.ctx.index.vectors_of("ana", "page", [long_one])[long_one]
+    engine.chat("ana", CHAT[4][0], replaces=first, maintain=False)  # Regenerate, not the last
+    redone = engine.store.query_one("SELECT assistant_text FROM exchanges WHERE id = ?",
+                                    (first,))["assistant_text"]
+    assert redone != CHAT[4][1]
+    # "Tokyo!" is found with the answer it now follows, not the one that was replaced
+    want = engine.ctx.embedder.embed([rt.retrieval_text("Tokyo!", "Fun.", redone)])[0]
+    assert np.allclose(engine.ctx.index.vectors_of("ana", "page", [page])[page], want, atol=1e-5)
+    # Edit of "Tokyo!" itself leaves the long turn after it as it was
+    engine.chat("ana", "Osaka!", replaces=page, maintain=False)
+    assert np.allclose(engine.ctx.index.vectors_of("ana", "page", [long_one])[long_one], before,
+                       atol=1e-5)
+
+
+@pytest.mark.real_model
 @pytest.mark.sqlite_only
 def test_an_older_store_is_moved_when_opened(tmp_path, embedder) -> None:
     data = tmp_path / "data"

@@ -53,6 +53,17 @@ def exchange_before_stored(store: BaseStore, user_id: str,
         (exchange_id, user_id))
 
 
+def exchange_after_stored(store: BaseStore, user_id: str,
+                          exchange_id: int) -> dict[str, Any] | None:
+    """In one statement, the exchange after a stored one in its conversation (dialogue order):
+    its id, user_text, assistant_text and ts, and `at`, the stored one's ts; or None."""
+    return store.query_one(
+        "SELECT n.id, n.user_text, n.assistant_text, n.ts, e.ts AS at FROM exchanges e"
+        " JOIN exchanges n ON n.user_id = e.user_id AND n.conversation_id = e.conversation_id"
+        " AND (n.ts > e.ts OR (n.ts = e.ts AND n.id > e.id))"
+        " WHERE e.id = ? AND e.user_id = ? ORDER BY n.ts, n.id LIMIT 1", (exchange_id, user_id))
+
+
 def rows(conn: Connection, user_id: str | None = None) -> list[dict[str, Any]]:
     """Every exchange (of one user, or of every user) with its texts, time and conversation,
     by id."""
