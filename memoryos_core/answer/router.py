@@ -30,8 +30,8 @@ from ..llm.classifier import SoftmaxModel, features, fit, grouped_folds
 
 ROUTES = ("memory", "model", "told", "social")
 DATA = Path(__file__).resolve().parent / "data"
-EXAMPLE_FILES = ("routes_written.jsonl", "routes_written2.jsonl", "routes_real.jsonl",
-                 "routes_newcomer_dev.jsonl")
+EXAMPLE_FILES = ("routes_written.jsonl", "routes_written2.jsonl", "routes_written3.jsonl",
+                 "routes_real.jsonl", "routes_newcomer_dev.jsonl")
 SHIPPED = DATA / "router_weights.npz"  # fitted for SHIPPED_MODEL, checked against the data
 SHIPPED_MODEL = "all-MiniLM-L6-v2"
 FOLDS = 5
