@@ -56,6 +56,11 @@ def keywords(text: str, limit: int = 12) -> list[str]:
 # Pixel" for the physio's name), not the thing asked about (first-impression check: 2 of 8
 # questions ranked another fact first; LoCoMo and LongMemEval dev recall unchanged).
 QUESTION_FRAME_WORDS = frozenset({"name", "names", "named", "call", "called", "calls"})
+# Words between "my" and the person or thing it owns ("my little brother", "my late husband",
+# "my old car"): the owned noun is the word after them, not "little".
+OWNED_MODIFIERS = frozenset("little big baby older younger elder eldest oldest youngest new old"
+                            " late best ex step twin current former first second third other"
+                            " dear lovely only".split())
 
 
 def query_keywords(query: str, limit: int = 12) -> list[str]:

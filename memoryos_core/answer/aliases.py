@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from ..context import Context
 from ..storage import search
-from ..text import STOP_WORDS, words
+from ..text import OWNED_MODIFIERS, STOP_WORDS, words
 
 _OWNERS = frozenset({"my", "our"})
 MAX_ALIASES = 3  # names searched per question at most
@@ -28,7 +28,10 @@ def owned_nouns(question: str) -> list[str]:
     for i, word in enumerate(said[:-1]):
         if word not in _OWNERS:
             continue
-        noun = re.sub(r"(?:'s|’s|s')$", "", said[i + 1])
+        after = [w for w in said[i + 1:i + 4] if w not in OWNED_MODIFIERS]  # "my little brother"
+        if not after:
+            continue
+        noun = re.sub(r"(?:'s|’s|s')$", "", after[0])
         if noun and noun not in STOP_WORDS and noun.isalpha():
             out.append(noun)
     return list(dict.fromkeys(out))

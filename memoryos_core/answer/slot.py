@@ -23,41 +23,21 @@ import numpy as np
 
 from ..llm import Embedder
 from ..memory import attributes, fact_kinds
-from ..text import QUESTION_FRAME_WORDS, STOP_WORDS, stem, words
+from ..text import OWNED_MODIFIERS, QUESTION_FRAME_WORDS, STOP_WORDS, stem, words
+from .aliases import given_names
+from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, holds_name
 from .lists import list_parts
 from .slot_model import SlotModel, shipped
 
 FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "subject_near",
             "head_said", "head_near", "other_subject", "other_literal", "least_covered",
-            "mean_covered", "covered_cos", "asks_kind", "kind_met", "same_attribute", "recency")
+            "mean_covered", "covered_cos", "asks_kind", "kind_met", "same_attribute", "recency",
+            "same_kind", "asks_name", "name_met")
 # words that ask, not name: never the subject of a question
 _ASKING = frozenset("kind type sort name names named called call much many long old often"
                     " again still now currently ever before previously used".split())
 _OWNERS = frozenset({"my", "our", "mine", "ours"})
 _POSSESSIVE = re.compile(r"^(.+?)(?:'s|’s|s')$")
-
-
-# What kind of answer a question wants, read from its syntax, and whether a sentence holds one:
-# "How old is Walter?" wants a number, "When is Hugo's birthday?" a date, "Where…" a place,
-# "Who…" a name; a sentence about Walter with none of these does not answer.
-_MONTHS = ("january february march april may june july august september october november"
-           " december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday"
-           " wednesday thursday friday saturday sunday").split()
-_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve twenty"
-                 " thirty forty fifty sixty seventy eighty ninety hundred").split()
-_ASKS = {"number": re.compile(r"\bhow (?:old|many|much|long|often)\b|\bage\b", re.I),
-         "date": re.compile(r"\bwhen\b|\bwhat (?:year|date|day|month)\b|\bbirthday\b", re.I),
-         "place": re.compile(r"\bwhere\b|\bwhich (?:city|town|country)\b", re.I)}
-_HOLDS = {"number": re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I),
-          "date": re.compile(r"\d|\b(?:" + "|".join(_MONTHS) + r"|ago|last|next|yesterday|"
-                             r"tomorrow|week|month|year|summer|winter|spring|autumn)\b", re.I),
-          "place": re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+|\b(?:in|at|from|to|near)\s+"
-                              r"(?:the\s+)?\w+")}
-
-
-def asked_kind(question: str) -> str | None:
-    """The kind of answer a question's syntax asks for: number, date, place or None."""
-    return next((k for k, pattern in _ASKS.items() if pattern.search(question)), None)
 
 
 @dataclass(frozen=True)
@@ -87,7 +67,7 @@ def owned(text: str) -> list[str]:
                                             "let", "he", "she"):
             out.append(found.group(1))
         if word in _OWNERS:
-            for nxt in said[i + 1: i + 4]:
+            for nxt in [w for w in said[i + 1: i + 5] if w not in OWNED_MODIFIERS][:3]:
                 base = _POSSESSIVE.match(nxt)
                 noun = base.group(1) if base else nxt
                 if noun in STOP_WORDS or noun in _ASKING or noun in QUESTION_FRAME_WORDS:
@@ -124,16 +104,8 @@ def head_terms(question: str, candidates: Sequence[Candidate]) -> set[str]:
     head = _head(question)
     if not head:
         return set()
-    out = {stem(head[0])}
-    named = re.compile(rf"\b{re.escape(head[0])}(?:'s|’s)?(?:,)?\s+(?:is\s+(?:called|named)\s+"
-                       rf"|called\s+|named\s+)?([A-Z][\w'-]+)", re.IGNORECASE)
-    for c in candidates:
-        for found in named.finditer(c.sentence):
-            name = found.group(1)
-            if name[0].isupper() or c.sentence.islower():
-                if name.lower() not in STOP_WORDS:
-                    out.add(stem(name.lower()))
-    return out
+    return {stem(head[0])} | {stem(n) for n in given_names(head[0], (c.sentence for c in
+                                                                     candidates))}
 
 
 def met(term: str, said: set[str]) -> bool:
@@ -190,8 +162,13 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
         return max((float(wv[a] @ wv[b]) for a in ours for b in theirs), default=0.0)
 
     kind = asked_kind(question)
+    asks_name = ASKS_NAME.search(question) is not None
     q_attr = set(attributes.classify(qvec, embedder))
     c_attr = attributes.classify_many(vecs, embedder)
+    # the learned fact kind (memory/fact_kinds.py) of each: "Chidi is a pilot" is a job,
+    # which "What's my husband's job?" asks, though no word of the two meets
+    c_kind = [_KIND_OF.get(k, k) for k in fact_kinds.classify_many(vecs, embedder) or []] \
+        if q_attr else []
     # how new each is among them, 0 (oldest) to 1 (newest): of two near-equal sentences the
     # newer one holds ("I moved to Galway" after "I live in Cork")
     times = np.array([c.timestamp or 0.0 for c in candidates])
@@ -218,9 +195,11 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
                      near(head, cand_words[i]) if head else near(subject, cand_words[i]),
                      other, other_literal, min(covered), float(np.mean(covered)),
                      float(cos[i]) * min(covered), float(kind is not None),
-                     float(kind is not None and _HOLDS[kind].search(candidates[i].sentence)
+                     float(kind is not None and HOLDS[kind].search(candidates[i].sentence)
                            is not None),
-                     float(bool(q_attr & set(c_attr[i]))), float(recency[i])])
+                     float(bool(q_attr & set(c_attr[i]))), float(recency[i]),
+                     float(bool(c_kind) and c_kind[i] in q_attr), float(asks_name),
+                     float(asks_name and holds_name(candidates[i].sentence))])
     return np.asarray(rows, dtype=np.float32)
 
 
@@ -261,9 +240,20 @@ class Setting:
     has_head: bool
     stating: list[bool]
     agreed: list[bool]  # states it by both the attributes' descriptions and the fact kinds
+    kinds: list[bool]  # states it by the learned fact kinds
     times: list[float]
     texts: list[str]  # lower-cased, to find a clause inside its sentence
     items: list[list[int]]  # of a list sentence, the candidates that are its items
+
+
+def _head_is_asked(embedder: Embedder, question: str, asked: set[str]) -> bool:
+    """Whether the noun a question owns is the one-value attribute it asks of the user ("my
+    job", "my home"), by the attribute the word alone is classed as."""
+    head = _head(question)
+    if not head or not asked:
+        return False
+    vec = _word_vectors(embedder, head)[head[0]]
+    return bool(asked & set(attributes.classify(vec, embedder)))
 
 
 def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarray,
@@ -289,12 +279,17 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     # both classifiers, measured apart, say it states the asked attribute: "I work night
     # shifts as a nurse" for "What do I do for a living?"
     agreed = [states(c, d & k) for c, d, k in zip(candidates, described, learned, strict=True)]
+    kinds = [states(c, k) for c, k in zip(candidates, learned, strict=True)]
     texts = [" ".join(words(c.sentence)) for c in candidates]
     where = {t: j for j, t in enumerate(texts)}
     items = [[where[t] for t in (" ".join(words(p)) for p in list_parts(c.sentence))
               if t in where] for c in candidates]
-    return Setting(eligible(question, candidates), bool(head_terms(question, candidates)),
-                   stating, agreed, [c.timestamp or 0.0 for c in candidates], texts, items)
+    # "my job" in "What is my job now?" is the asked attribute, no person or thing to name:
+    # "I quit the hotel job" must not be the only sentence that may answer
+    allowed = [True] * len(candidates) if _head_is_asked(embedder, question, asked) \
+        else eligible(question, candidates)
+    return Setting(allowed, bool(head_terms(question, candidates)), stating, agreed, kinds,
+                   [c.timestamp or 0.0 for c in candidates], texts, items)
 
 
 def best(chances: np.ndarray, allowed: Sequence[bool]) -> int | None:
@@ -326,23 +321,30 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
                    key=lambda j: -float(chances[j]))
     if parts and (len(parts) == 1 or chances[parts[0]] >= model.part_ratio * chances[parts[1]]):
         i = parts[0]
+    by = {"both": found.agreed, "learned": found.kinds, "either": found.stating}
     if found.stating[i]:
-        newer = found.agreed if model.newest_agreed else found.stating
+        newer = by[model.newest_by]
         stating = [j for j in range(len(chances)) if j == i or (
             newer[j] and found.allowed[j] and chances[j] >= model.same_share * chances[i])]
-        stating.sort(key=lambda j: (found.times[j], float(chances[j])))
+        # of one message, the later sentence is the newer ("I quit the hotel job. Now I run a
+        # cooking school."): candidates come in the order they were said
+        stating.sort(key=lambda j: (found.times[j], j))
         i = stating[-2] if past and len(stating) > 1 else stating[-1]
     if sure >= model.floor:
         return i, None, sure
     if sure < model.hedge and model.agreed_offers:
-        # a one-value attribute of the user that both classifiers find stated ("I moved to
+        # a one-value attribute of the user that the classifiers find stated ("I moved to
         # Cardiff last week" for "Where do I live now?"): offered, the newest (or the one
         # before it for the past), rather than "I don't remember"
-        agreed = sorted((j for j in range(len(chances)) if found.agreed[j] and found.allowed[j]),
-                        key=lambda j: (found.times[j], float(chances[j])))
+        stated = by[model.offers_by]
+        agreed = sorted((j for j in range(len(chances)) if stated[j] and found.allowed[j]),
+                        key=lambda j: (found.times[j], j))
         if agreed:
             return None, (agreed[-2] if past and len(agreed) > 1 else agreed[-1]), sure
-    return None, (i if sure >= model.hedge else None), sure
+    # far likelier than any other, though "none of them" weighs: what memory holds is offered
+    # rather than "I don't remember" (the physiotherapist for "my physio")
+    leads = top >= model.lead * (top + rival) and sure >= model.lead_floor
+    return None, (i if sure >= model.hedge or leads else None), sure
 
 
 def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],

@@ -38,8 +38,12 @@ class SlotModel:
     # classifiers find is offered as "not sure" where nothing else is
     part_ratio: float = float("inf")  # a list's item said instead of the whole list where
     # its chance is this many times the next item's
-    newest_agreed: bool = False  # the newest statement stands in for the answer only where
-    # both classifiers find it ("I left the restaurant" is a job, not a home)
+    lead: float = float("inf")  # offered under the hedge where the likeliest holds this share
+    lead_floor: float = 1.0  # of it and its rival's chance, and is at least this sure
+    offers_by: str = "both"  # which classifiers find the statement offered (agreed_offers)
+    newest_by: str = "either"  # which classifiers must find a newer statement of the asked
+    # one-value attribute for it to stand in: either, both, or the learned fact kinds alone
+    # ("I left the restaurant" is a home to the attributes' descriptions, a job to the kinds)
 
     def choice(self, x: np.ndarray) -> np.ndarray:
         """The probability that each candidate is the answer (the rest: none of them)."""
@@ -90,7 +94,9 @@ def load(features: Sequence[str], path: Path = WEIGHTS) -> SlotModel:
                      float(data["none_score"]), float(data["floor"]), float(data["hedge"]),
                      str(data["embedder"]), float(data["same_share"]),
                      bool(data.get("agreed_offers", False)),
-                     float(data.get("part_ratio", "inf")), bool(data.get("newest_agreed", False)))
+                     float(data.get("part_ratio", "inf")), float(data.get("lead", "inf")),
+                     float(data.get("lead_floor", 1.0)), str(data.get("offers_by", "both")),
+                     str(data.get("newest_by", "either")))
 
 
 @functools.lru_cache(maxsize=1)
@@ -106,5 +112,6 @@ def save(model: SlotModel, path: Path = WEIGHTS, **about: Any) -> None:
         "weights": [round(float(w), 5) for w in model.weights],
         "none_score": round(model.none_score, 5), "floor": model.floor, "hedge": model.hedge,
         "same_share": model.same_share, "agreed_offers": model.agreed_offers,
-        "newest_agreed": model.newest_agreed, "part_ratio": str(model.part_ratio),
+        "lead": str(model.lead), "lead_floor": model.lead_floor, "offers_by": model.offers_by,
+        "newest_by": model.newest_by, "part_ratio": str(model.part_ratio),
         "embedder": model.measured_with, **about}, indent=1) + "\n", encoding="utf-8")

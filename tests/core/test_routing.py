@@ -157,3 +157,25 @@ def test_the_name_given_to_a_relation_is_read_only_from_an_apposition():
     assert given_names("husband", said) == ["chidi"]
     assert given_names("dog", ["We have a dog called Zuri.", "our dog, Bruno, barks"]) == \
         ["zuri", "bruno"]
+
+
+def test_a_word_between_my_and_the_owned_noun_is_passed_over():
+    from memoryos_core.answer.aliases import owned_nouns
+    from memoryos_core.answer.slot import owned
+
+    assert owned("What's my little brother's name?") == ["brother"]  # not "little"
+    assert owned("What did my late husband do for work?") == ["husband"]
+    assert owned("which car did my old boss drive") == ["boss"]
+    assert owned_nouns("whats my eldest daughter called") == ["daughter"]
+    assert owned_nouns("What's my husband's job?") == ["husband"]
+
+
+@pytest.mark.real_model
+def test_the_job_now_is_the_newer_sentence_of_the_message_that_changed_it(make_engine):
+    say = _new_user_chat(make_engine)[2]
+    say("I'm a receptionist at a hotel in Marrakech.")
+    say("My wife Salma is a paediatrician at the children's hospital.")
+    say("Big news: I quit the hotel job. Now I run a cooking school for tourists.")
+    now = say("What is my job now?")
+    assert "cooking school" in now and "paediatrician" not in now
+    assert "I don't remember" not in now

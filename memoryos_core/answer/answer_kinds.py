@@ -1,0 +1,42 @@
+"""What kind of answer a question's syntax asks for, and whether a sentence holds one.
+
+"How old is Walter?" wants a number, "When is Hugo's birthday?" a date, "Where…" a place,
+"What's my dog called?" a name: a sentence about Walter with none of these does not answer.
+Features of the slot model (answer/slot.py), whose weights are fitted on the dev chats.
+"""
+
+from __future__ import annotations
+
+import re
+
+MONTHS = ("january february march april may june july august september october november"
+          " december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday"
+          " wednesday thursday friday saturday sunday").split()
+_NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve twenty"
+                 " thirty forty fifty sixty seventy eighty ninety hundred").split()
+_ASKS = {"number": re.compile(r"\bhow (?:old|many|much|long|often)\b|\bage\b", re.I),
+         "date": re.compile(r"\bwhen\b|\bwhat (?:year|date|day|month)\b|\bbirthday\b", re.I),
+         "place": re.compile(r"\bwhere\b|\bwhich (?:city|town|country)\b", re.I)}
+HOLDS = {"number": re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I),
+         "date": re.compile(r"\d|\b(?:" + "|".join(MONTHS) + r"|ago|last|next|yesterday|"
+                            r"tomorrow|week|month|year|summer|winter|spring|autumn)\b", re.I),
+         "place": re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+|\b(?:in|at|from|to|near)\s+"
+                             r"(?:the\s+)?\w+")}
+
+
+# a question for a name ("What's my dog called?", "Who is my dentist?") is answered by a
+# sentence that holds one: a capitalised word past its opening, or the word after "called"
+ASKS_NAME = re.compile(r"\bnames?\b|\bcalled\b|\bwho\b", re.I)
+CAPITAL = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+")
+
+
+def holds_name(sentence: str) -> bool:
+    """Whether a sentence holds a name: a capitalised word past its opening ("I" aside), or
+    any word after "called"/"named" ("a dog called rex")."""
+    return any(m.group(0) != "I" for m in CAPITAL.finditer(sentence)) or re.search(
+        r"\b(?:called|named)\s+\w+", sentence, re.I) is not None
+
+
+def asked_kind(question: str) -> str | None:
+    """The kind of answer a question's syntax asks for: number, date, place or None."""
+    return next((k for k, pattern in _ASKS.items() if pattern.search(question)), None)
