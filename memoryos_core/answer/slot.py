@@ -327,7 +327,10 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
         stating = [j for j in range(len(chances)) if j == i or (
             newer[j] and found.allowed[j] and chances[j] >= model.same_share * chances[i])]
         # of one message, the later sentence is the newer ("I quit the hotel job. Now I run a
-        # cooking school."): candidates come in the order they were said
+        # cooking school."): candidates come in the order they were said; a sentence is not
+        # newer than its own clause ("My name is Dana and I work as a nurse")
+        stating = [j for j in stating if not any(
+            found.times[k] == found.times[j] and held[k] < held[j] for k in stating)]
         stating.sort(key=lambda j: (found.times[j], j))
         i = stating[-2] if past and len(stating) > 1 else stating[-1]
     if sure >= model.floor:
