@@ -118,13 +118,14 @@ def lufy_questions(path: Path, emb: Any) -> list[Question]:
 
 def featurise(emb: Any, questions: list[Question]) -> list[np.ndarray]:
     """The slot features of each question's candidates."""
-    from memoryos_core.answer.slot import pair_features, setting
+    from memoryos_core.answer.slot import classes, pair_features, setting
 
     out = []
     for q in questions:
         vecs = np.asarray(emb.embed([q.text] + [c.sentence for c in q.candidates]))
-        out.append(pair_features(emb, q.text, vecs[0], q.candidates, vecs[1:]))
-        q.setting = setting(emb, q.text, vecs[0], vecs[1:], q.candidates)
+        classed = classes(emb, vecs[1:])
+        out.append(pair_features(emb, q.text, vecs[0], q.candidates, vecs[1:], classed))
+        q.setting = setting(emb, q.text, vecs[0], vecs[1:], q.candidates, classed)
     return out
 
 

@@ -61,6 +61,33 @@ QUESTION_FRAME_WORDS = frozenset({"name", "names", "named", "call", "called", "c
 OWNED_MODIFIERS = frozenset("little big baby older younger elder eldest oldest youngest new old"
                             " late best ex step twin current former first second third other"
                             " dear lovely only".split())
+# words that ask, not name: never the person or thing a question asks about
+ASKING_WORDS = frozenset("kind type sort name names named called call much many long old often"
+                         " again still now currently ever before previously used".split())
+_OWNERS = frozenset({"my", "our", "mine", "ours"})
+_POSSESSIVE = re.compile(r"^(.+?)(?:'s|’s|s')$")
+_NOT_OWNERS = frozenset("it that what who there here let he she".split())
+
+
+def owned(text: str, named: bool = True) -> list[str]:
+    """The nouns a text names as someone's own ("my dog's name" -> dog; "our trip" -> trip;
+    "my sister's husband" -> sister, husband; with `named`, "Maya's birthday" -> maya too)."""
+    said = words(text)
+    out: list[str] = []
+    for i, word in enumerate(said):
+        found = _POSSESSIVE.match(word)
+        if named and found and found.group(1) not in _NOT_OWNERS:
+            out.append(found.group(1))
+        if word in _OWNERS:
+            for nxt in [w for w in said[i + 1: i + 5] if w not in OWNED_MODIFIERS][:3]:
+                base = _POSSESSIVE.match(nxt)
+                noun = base.group(1) if base else nxt
+                if noun in STOP_WORDS or noun in ASKING_WORDS or noun in QUESTION_FRAME_WORDS:
+                    break
+                out.append(noun)
+                if not base:
+                    break
+    return list(dict.fromkeys(w for w in out if w not in STOP_WORDS))
 
 
 def query_keywords(query: str, limit: int = 12) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from ..context import Context
 from ..storage import search
-from ..text import OWNED_MODIFIERS, STOP_WORDS, words
+from ..text import STOP_WORDS, owned
 
 _OWNERS = frozenset({"my", "our"})
 MAX_ALIASES = 3  # names searched per question at most
@@ -23,24 +23,14 @@ MAX_ALIASES = 3  # names searched per question at most
 def owned_nouns(question: str) -> list[str]:
     """The nouns a question names as the user's own, by "my"/"our" ("my husband's job" ->
     husband, "our dog" -> dog); a person's name with "'s" is no relation and gives none."""
-    said = words(question)
-    out: list[str] = []
-    for i, word in enumerate(said[:-1]):
-        if word not in _OWNERS:
-            continue
-        after = [w for w in said[i + 1:i + 4] if w not in OWNED_MODIFIERS]  # "my little brother"
-        if not after:
-            continue
-        noun = re.sub(r"(?:'s|’s|s')$", "", after[0])
-        if noun and noun not in STOP_WORDS and noun.isalpha():
-            out.append(noun)
-    return list(dict.fromkeys(out))
+    return [noun for noun in owned(question, named=False) if noun.isalpha()]
 
 
 def _patterns(noun: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """"husband Chidi", "husband, Chidi", "dog called Zuri", "sister is named Ana"; and
     "Chidi, my husband", "Chidi is my husband"."""
-    n = re.escape(noun)
+    # "whats my brothers name" (no apostrophe) asks of the brother named "my brother Daichi"
+    n = re.escape(noun[:-1]) + "s?" if noun.endswith("s") and len(noun) > 3 else re.escape(noun)
     after = re.compile(rf"\b{n}(?:'s|’s)?,?\s+(?:is\s+(?:called|named)\s+|called\s+|named\s+)?"
                        r"([A-Z][\w'-]+)", re.IGNORECASE)
     # "Chidi, my husband, …" closes its apposition: "Yesterday, my husband cooked" names no one

@@ -17,17 +17,18 @@ _NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve
 _ASKS = {"number": re.compile(r"\bhow (?:old|many|much|long|often)\b|\bage\b", re.I),
          "date": re.compile(r"\bwhen\b|\bwhat (?:year|date|day|month)\b|\bbirthday\b", re.I),
          "place": re.compile(r"\bwhere\b|\bwhich (?:city|town|country)\b", re.I)}
+# a capitalised word past a sentence's opening: a name or a place
+_CAPITAL = r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+"
 HOLDS = {"number": re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I),
          "date": re.compile(r"\d|\b(?:" + "|".join(MONTHS) + r"|ago|last|next|yesterday|"
                             r"tomorrow|week|month|year|summer|winter|spring|autumn)\b", re.I),
-         "place": re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+|\b(?:in|at|from|to|near)\s+"
-                             r"(?:the\s+)?\w+")}
+         "place": re.compile(_CAPITAL + r"|\b(?:in|at|from|to|near)\s+(?:the\s+)?\w+")}
 
 
 # a question for a name ("What's my dog called?", "Who is my dentist?") is answered by a
 # sentence that holds one: a capitalised word past its opening, or the word after "called"
 ASKS_NAME = re.compile(r"\bnames?\b|\bcalled\b|\bwho\b", re.I)
-CAPITAL = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+")
+CAPITAL = re.compile(_CAPITAL)
 
 
 def holds_name(sentence: str) -> bool:

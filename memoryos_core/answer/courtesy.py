@@ -50,12 +50,15 @@ _FIRST_PERSON_OPENING = re.compile(r"^(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b
 _NOT_A_FACT = re.compile(
     r"^(?:i|we)(?:'m|'d| am| would| was| were| are)?\s+(?:\w+ly\s+)?(?:want|need|wish|"
     r"wonder|wondering|think|thought|feel|feeling|felt|hope|hoping|believe|guess|like to know|"
-    r"love to|looking for|trying|try|can't|cannot|don't know|not sure|have a question|have "
+    r"love to|looking for|trying|try|don't know|not sure|have a question|have "
     r"no idea|ask|asking|mean|meant|agree|disagree|bet|suppose)\b"
     r"|^i(?:'m| am)\s+(?:so |really |very |a bit |kind of |pretty |quite )?(?:tired|sad|happy|"
     r"bored|stressed|anxious|lonely|excited|angry|upset|worried|sick|exhausted|depressed|"
     r"nervous|frustrated|scared|afraid|sorry|glad|fine|good|great|okay|ok|well|confused|"
     r"lost|hungry)\b", re.IGNORECASE)
+# "I can't decide what to cook" asks for help; read as told (the router's call), "I can't eat
+# peanuts" is a fact of the user's life
+_CANNOT = re.compile(r"^(?:i|we)\s+(?:\w+ly\s+)?(?:can't|cannot|can’t|can not)\b", re.IGNORECASE)
 # a clause on the talk itself ("I liked our chat", "I loved it") is a remark to answer in kind
 _ON_THE_TALK = re.compile(r"\b(?:our|this|that|the) (?:chat|conversation|talk|answer|reply)\b"
                           r"|\b(?:it|that|this)\s*$", re.IGNORECASE)
@@ -70,12 +73,17 @@ MAX_FEELING_WORDS = 20
 MAX_TOLD_WORDS = 40  # a longer message is more than a fact told in passing: the model's
 _CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;)\s+(?=(?:i|i'm|i've|my|we|our)\b)",
                      re.IGNORECASE)
+# a clause of its own, by the subject it opens with: chat joins them with a bare comma too
+# ("My partner Tunde is a bus driver, he does the early route": his job is the first half)
+_ANY_CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;|,)\s+(?=(?:i|i'm|i've|my|we|we're|our|"
+                         r"he|he's|she|she's|they|they're|his|her|their)\s)", re.IGNORECASE)
 
 
-def clauses(sentence: str) -> list[str]:
+def clauses(sentence: str, any_subject: bool = False) -> list[str]:
     """A sentence's clauses that have the user as their own subject ("My name is Dana and I
-    work as a nurse" -> both halves); the sentence itself when it has one."""
-    parts = [p.strip(" ,;") for p in _CLAUSE.split(sentence)]
+    work as a nurse" -> both halves), or with `any_subject` any person ("…, he does the early
+    route"); the sentence itself when it has one."""
+    parts = [p.strip(" ,;") for p in (_ANY_CLAUSE if any_subject else _CLAUSE).split(sentence)]
     return [p for p in parts if p] if len(parts) > 1 else [sentence]
 
 
@@ -115,12 +123,13 @@ def known_name(texts: Iterable[str], is_name: Callable[[str], bool] = _no_name) 
     return None
 
 
-def tells_a_fact(clause: str) -> bool:
+def tells_a_fact(clause: str, told: bool = False) -> bool:
     """A clause with the user as its subject telling something of their life ("I work as a
-    nurse"), not a wish, a request, a feeling or a remark on the talk."""
+    nurse"), not a wish, a request, a feeling or a remark on the talk; "I can't…" only in a
+    message read as told."""
     clause = clause.strip().rstrip(".!")
     return bool(_FIRST_PERSON_OPENING.match(clause)) and not _NOT_A_FACT.match(clause) \
-        and not _ON_THE_TALK.search(clause)
+        and not _ON_THE_TALK.search(clause) and (told or not _CANNOT.match(clause))
 
 
 def _of_others(clause: str, is_name: Callable[[str], bool]) -> bool:
@@ -130,7 +139,8 @@ def _of_others(clause: str, is_name: Callable[[str], bool]) -> bool:
     read the message as one told."""
     clause = clause.strip().rstrip(".!")
     said = clause.split()
-    if len(words(clause)) < 3 or _NOT_A_FACT.match(clause) or _ON_THE_TALK.search(clause):
+    if len(words(clause)) < 3 or _NOT_A_FACT.match(clause) or _CANNOT.match(clause) \
+            or _ON_THE_TALK.search(clause):
         return False
     first = said[0].strip(",:;")
     # a name and then a verb that agrees with it ("Chidi is…", "Toby loves…"), where a
@@ -165,9 +175,9 @@ def _told(message: str, reflect: Callable[[str], str | None],
             if given or (bare and is_name(bare.group(1))):
                 name = next(g for g in (given or bare).groups() if g)  # type: ignore[union-attr]
                 continue
-            if told and len(words(clause)) < 3 and not tells_a_fact(clause):
+            if told and len(words(clause)) < 3 and not tells_a_fact(clause, told):
                 continue  # "Nice." before the fact
-            own = tells_a_fact(clause)
+            own = tells_a_fact(clause, told)
             reflected = reflect(clause) if own or (told and _of_others(clause, is_name)) \
                 else None
             if reflected is None:

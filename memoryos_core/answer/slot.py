@@ -14,7 +14,6 @@ chosen on out-of-fold predictions. Measured on held-out chats: `python -m benchm
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +22,7 @@ import numpy as np
 
 from ..llm import Embedder
 from ..memory import attributes, fact_kinds
-from ..text import OWNED_MODIFIERS, QUESTION_FRAME_WORDS, STOP_WORDS, stem, words
+from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
 from .aliases import given_names
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, holds_name
 from .lists import list_parts
@@ -33,11 +32,6 @@ FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "sub
             "head_said", "head_near", "other_subject", "other_literal", "least_covered",
             "mean_covered", "covered_cos", "asks_kind", "kind_met", "same_attribute", "recency",
             "same_kind", "asks_name", "name_met")
-# words that ask, not name: never the subject of a question
-_ASKING = frozenset("kind type sort name names named called call much many long old often"
-                    " again still now currently ever before previously used".split())
-_OWNERS = frozenset({"my", "our", "mine", "ours"})
-_POSSESSIVE = re.compile(r"^(.+?)(?:'s|’s|s')$")
 
 
 @dataclass(frozen=True)
@@ -53,29 +47,7 @@ class Candidate:
 def content(text: str) -> list[str]:
     """A text's words that carry meaning (no stop words, no words that ask for a name)."""
     return [w for w in words(text) if w not in STOP_WORDS and w not in QUESTION_FRAME_WORDS
-            and w not in _ASKING and len(w) > 1]
-
-
-def owned(text: str) -> list[str]:
-    """The nouns a text names as someone's own ("my dog's name" -> dog; "our trip" -> trip;
-    "Maya's birthday" -> maya, birthday): the person or thing a question asks about."""
-    said = words(text)
-    out: list[str] = []
-    for i, word in enumerate(said):
-        found = _POSSESSIVE.match(word)
-        if found and found.group(1) not in ("it", "that", "what", "who", "there", "here",
-                                            "let", "he", "she"):
-            out.append(found.group(1))
-        if word in _OWNERS:
-            for nxt in [w for w in said[i + 1: i + 5] if w not in OWNED_MODIFIERS][:3]:
-                base = _POSSESSIVE.match(nxt)
-                noun = base.group(1) if base else nxt
-                if noun in STOP_WORDS or noun in _ASKING or noun in QUESTION_FRAME_WORDS:
-                    break
-                out.append(noun)
-                if not base:
-                    break
-    return list(dict.fromkeys(w for w in out if w not in STOP_WORDS))
+            and w not in ASKING_WORDS and len(w) > 1]
 
 
 _KNOWN: dict[tuple[str, str], np.ndarray] = {}  # (embedder, word) -> vector
@@ -135,9 +107,18 @@ def eligible(question: str, candidates: Sequence[Candidate]) -> list[bool]:
     return holds if any(holds) else [True] * len(candidates)
 
 
+Classes = tuple[list[dict[str, float]], list[str] | None]  # attributes, fact kinds per row
+
+
+def classes(embedder: Embedder, vecs: np.ndarray) -> Classes:
+    """The attributes and learned fact kinds of each candidate, classed once per question."""
+    return attributes.classify_many(vecs, embedder), fact_kinds.classify_many(vecs, embedder)
+
+
 def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
-                  candidates: Sequence[Candidate], vecs: np.ndarray) -> np.ndarray:
-    """One row of FEATURES per candidate."""
+                  candidates: Sequence[Candidate], vecs: np.ndarray,
+                  classed: Classes | None = None) -> np.ndarray:
+    """One row of FEATURES per candidate (`classed`: `classes` of vecs, when known)."""
     if not candidates:
         return np.zeros((0, len(FEATURES)), dtype=np.float32)
     cos = np.asarray(vecs @ qvec, dtype=np.float32)
@@ -164,11 +145,10 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
     kind = asked_kind(question)
     asks_name = ASKS_NAME.search(question) is not None
     q_attr = set(attributes.classify(qvec, embedder))
-    c_attr = attributes.classify_many(vecs, embedder)
+    c_attr, kinds = classed or classes(embedder, vecs)
     # the learned fact kind (memory/fact_kinds.py) of each: "Chidi is a pilot" is a job,
     # which "What's my husband's job?" asks, though no word of the two meets
-    c_kind = [_KIND_OF.get(k, k) for k in fact_kinds.classify_many(vecs, embedder) or []] \
-        if q_attr else []
+    c_kind = [_KIND_OF.get(k, k) for k in kinds or []] if q_attr else []
     # how new each is among them, 0 (oldest) to 1 (newest): of two near-equal sentences the
     # newer one holds ("I moved to Galway" after "I live in Cork")
     times = np.array([c.timestamp or 0.0 for c in candidates])
@@ -257,8 +237,8 @@ def _head_is_asked(embedder: Embedder, question: str, asked: set[str]) -> bool:
 
 
 def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarray,
-            candidates: Sequence[Candidate]) -> Setting:
-    """The Setting of a question's candidates."""
+            candidates: Sequence[Candidate], classed: Classes | None = None) -> Setting:
+    """The Setting of a question's candidates (`classed`: `classes` of vecs, when known)."""
     asked = {n for n in attributes.classify(qvec, embedder)
              if attributes.single_valued(n) and attributes.holder(question, n) == "self"}
     # which statements state it: by the attributes' descriptions or by the learned fact
@@ -267,9 +247,9 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     described: list[set[str]] = [set() for _ in candidates]
     learned: list[set[str]] = [set() for _ in candidates]
     if asked:
-        described = [set(k) for k in attributes.classify_many(vecs, embedder)]
-        learned = [{_KIND_OF.get(k, k)} for k in
-                   fact_kinds.classify_many(vecs, embedder) or [""] * len(candidates)]
+        attrs, of_kind = classed or classes(embedder, vecs)
+        described = [set(k) for k in attrs]
+        learned = [{_KIND_OF.get(k, k)} for k in of_kind or [""] * len(candidates)]
 
     def states(c: Candidate, kinds: set[str]) -> bool:
         return bool(asked & kinds) and all(attributes.holder(c.sentence, n) == "self"
@@ -358,10 +338,11 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
     model = model or shipped(FEATURES)
     vecs = np.asarray(embedder.embed([question] + [c.sentence for c in candidates]),
                       dtype=np.float32)
-    x = pair_features(embedder, question, vecs[0], candidates, vecs[1:])
+    classed = classes(embedder, vecs[1:])
+    x = pair_features(embedder, question, vecs[0], candidates, vecs[1:], classed)
     chances = model.choice(x)
     order = [int(i) for i in np.argsort(-chances, kind="stable")]
-    found = setting(embedder, question, vecs[0], vecs[1:], candidates)
+    found = setting(embedder, question, vecs[0], vecs[1:], candidates, classed)
     pick, offered, sure = choose(chances, found, model, past)
     likeliest = best(chances, found.allowed)
     maybe = [] if offered is None else [candidates[offered]]

@@ -56,6 +56,7 @@ PARTNERS = frozenset("partner boyfriend girlfriend wife husband fiance fiancé f
                      " spouse".split())
 _SELF = frozenset({"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "me", "user"})
 _OWNER = frozenset({"my", "our", "user's"})
+_POSSESSIVE = re.compile(r"(?:'s|’s|s')$")
 # a pet, a child: replaced only when the statement says the old one is gone
 _GONE = re.compile(r"\b(no longer|anymore|any more|died|passed away|gave away|given away|"
                    r"rehomed|lost|instead)\b", re.IGNORECASE)
@@ -103,6 +104,7 @@ def holder(text: str, attribute: str) -> str:
             return "self"
         if word in _OWNER:
             for nxt in said[i + 1: i + 4]:
+                nxt = _POSSESSIVE.sub("", nxt)  # "my sister's name": the sister's
                 if nxt in RELATIONS or (nxt in PARTNERS and attribute != "partner"):
                     return nxt.rstrip("s") if nxt not in ("parents", "kids") else nxt
             return "self"
