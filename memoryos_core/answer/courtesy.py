@@ -24,9 +24,14 @@ GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon
                       re.IGNORECASE)
 THANKS = re.compile(r"\b(?:thanks|thank you|thank u|thx|cheers|much appreciated)\b",
                     re.IGNORECASE)
-_GOODBYE = re.compile(r"^\s*(?:(?:ok(?:ay)?|well|thanks?|thank you)[\s,!.]*)*(?:bye|goodbye|"
-                      r"good night|night night|see (?:you|ya)|talk (?:to you )?(?:later|soon)|"
-                      r"gotta go|got to go|i have to go|i'm off)\b", re.IGNORECASE)
+_GOODBYE = re.compile(r"^\s*(?:(?:ok(?:ay)?|well|thanks?|thank you|cheers|right)[\s,!.]*)*(?:"
+                      r"bye|goodbye|good night|night night|see (?:you|ya)|talk (?:to you )?"
+                      r"(?:later|soon)|speak soon|catch you later|take care|gotta go|got to go|"
+                      r"i have to go|i'm off|i'm heading off|off to bed|going to bed|sleep well)\b"
+                      # sign-offs that say it only alone ("night shifts are hard" is no goodbye)
+                      r"|^\s*(?:(?:ok(?:ay)?|thanks?|cheers|right)[\s,!.]*)*(?:g?'?night|nighty "
+                      r"night|nite|gn|ttyl|cya|later|laters|cheerio|ta-?ra)[\s!.x]*$",
+                      re.IGNORECASE)
 _HOW_ARE_YOU = re.compile(r"^\s*how(?:'s| is| are) (?:you|it going|things)\b[^.!?]*[?!.]*\s*$",
                           re.IGNORECASE)
 NAME_GIVEN = re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"

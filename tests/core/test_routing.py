@@ -131,6 +131,18 @@ def test_what_the_user_cannot_do_is_a_fact_where_the_message_was_read_as_told():
     assert courtesy.reply("I can't decide what to cook tonight.", [], grounded.reflect) is None
 
 
+def test_a_sign_off_alone_is_said_goodbye_to_and_a_sentence_opening_alike_is_not():
+    from memoryos_core.answer import courtesy, grounded
+
+    # the small model answered "night!" with "I'm here to help with anything a nacho-loving
+    # person wants"
+    for bye in ("night!", "gn", "nighty night", "ok cheers, night", "ttyl", "right, off to bed",
+                "thanks, later!"):
+        assert courtesy.reply(bye, [], grounded.reflect) == "Bye! Talk soon.", bye
+    for other in ("night shifts are hard", "Later I want to ask you something", "nightmare"):
+        assert courtesy.reply(other, [], grounded.reflect) is None, other
+
+
 def test_whose_attribute_a_possessive_question_asks_is_the_relation_it_names():
     from memoryos_core.memory.attributes import holder
 
