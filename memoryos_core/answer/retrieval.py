@@ -20,6 +20,7 @@ from ..text import query_keywords
 from ..timeframe import named_period
 from .aliases import alias_hits
 from .fact_search import question_facts
+from .fusion import learned_order
 from .memory_block import assemble, memory_budget
 from .page_order import CONTINUED_PAGES, with_continuations, without_repeats
 from .profile_scoring import scored_profile_rows
@@ -215,6 +216,9 @@ def _retrieve(
     if hits:
         fts_words += named
         pages = _with_alias_hits(ctx, user_id, fused, hits, page_rows)
+    # in a chat with a talkative assistant the pages are ranked by a model learned on the dev
+    # chats (answer/fusion.py), not by the fixed weights tuned on chats between people
+    pages = learned_order(pages, page_rows, fts_words, RRF_K)
     pages = with_continuations(ctx, user_id, pages, page_rows, PAGE_COLUMNS)
     pages = without_repeats(pages, page_rows)
     profile = [_profile_hit(r) for r in profile_rows]
