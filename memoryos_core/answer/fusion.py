@@ -64,7 +64,8 @@ def page_features(pages: Sequence[PageHit], page_rows: dict[int, dict[str, Any]]
             kw, 0.0 if kr else 1.0,
             share, share if kr else 0.0, kw * n_words,
             RANK_SCALE / (RANK_SCALE + pr) if pr else 0.0,
-            math.log1p(page_tokens(row)), math.log1p(user), 1.0 if user <= 10 else 0.0,
+            math.log1p(_line_tokens(str(row["user_text"]), str(row["assistant_text"]))),
+            math.log1p(user), 1.0 if user <= 10 else 0.0,
             *(r * q for q in (top, *context) for r in (out_vec(vr), kw)), context[1])
     return out
 
@@ -90,9 +91,21 @@ def _context(pages: Sequence[PageHit], page_rows: dict[int, dict[str, Any]],
     return min(found, 1.0), ratios[len(ratios) // 2] if ratios else 0.0
 
 
-def _stems(text: str) -> set[str]:
+# a chat's pages come back question after question: their stems and line lengths are kept
+# (measured: 120 candidates with 180-token replies took 76 ms a question uncached)
+@functools.lru_cache(maxsize=1024)
+def _stems(text: str) -> frozenset[str]:
     """The stems of a text's words."""
-    return {stem(w) for w in words(text)}
+    return frozenset(_stem(w) for w in set(words(text)))
+
+
+_stem = functools.lru_cache(maxsize=65536)(stem)
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_tokens(user_text: str, assistant_text: str) -> int:
+    """`page_tokens` of a page with these sides."""
+    return page_tokens({"user_text": user_text, "assistant_text": assistant_text})
 
 
 @dataclass(frozen=True)
