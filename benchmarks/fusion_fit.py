@@ -18,6 +18,7 @@ import json
 import pickle
 import shutil
 import statistics
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,7 +239,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("action", choices=("collect", "fit", "evaluate"))
     parser.add_argument("--corpora", default="locomo,lufy,lme")
     parser.add_argument("--fit-on", default="locomo,lufy,lme", help="corpora pooled in the fit")
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/wt46cache"))
+    parser.add_argument("--cache", type=Path,
+                        default=Path(tempfile.gettempdir()) / "memoryos-fusion-cache")
     parser.add_argument("--l2", type=float, default=1e-3, help="L2 strength of the fit")
     parser.add_argument("--no-balance", action="store_true",
                         help="every question weighs the same (default: every corpus)")

@@ -66,6 +66,12 @@ ASKING_WORDS = frozenset("kind type sort name names named called call much many 
                          " again still now currently ever before previously used".split())
 _OWNERS = frozenset({"my", "our", "mine", "ours"})
 _POSSESSIVE = re.compile(r"^(.+?)(?:'s|’s|s')$")
+
+
+def without_possessive(word: str) -> str:
+    """A word without its possessive ending ("sister's" -> sister, "parents'" -> parent)."""
+    found = _POSSESSIVE.match(word)
+    return found.group(1) if found else word
 _NOT_OWNERS = frozenset("it that what who there here let he she".split())
 
 

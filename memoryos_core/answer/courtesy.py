@@ -78,17 +78,12 @@ MAX_FEELING_WORDS = 20
 MAX_TOLD_WORDS = 40  # a longer message is more than a fact told in passing: the model's
 _CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;)\s+(?=(?:i|i'm|i've|my|we|our)\b)",
                      re.IGNORECASE)
-# a clause of its own, by the subject it opens with: chat joins them with a bare comma too
-# ("My partner Tunde is a bus driver, he does the early route": his job is the first half)
-_ANY_CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;|,)\s+(?=(?:i|i'm|i've|my|we|we're|our|"
-                         r"he|he's|she|she's|they|they're|his|her|their)\s)", re.IGNORECASE)
 
 
-def clauses(sentence: str, any_subject: bool = False) -> list[str]:
+def clauses(sentence: str) -> list[str]:
     """A sentence's clauses that have the user as their own subject ("My name is Dana and I
-    work as a nurse" -> both halves), or with `any_subject` any person ("…, he does the early
-    route"); the sentence itself when it has one."""
-    parts = [p.strip(" ,;") for p in (_ANY_CLAUSE if any_subject else _CLAUSE).split(sentence)]
+    work as a nurse" -> both halves); the sentence itself when it has one."""
+    parts = [p.strip(" ,;") for p in _CLAUSE.split(sentence)]
     return [p for p in parts if p] if len(parts) > 1 else [sentence]
 
 

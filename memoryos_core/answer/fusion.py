@@ -39,7 +39,8 @@ CONTEXT_PAGES = 200  # the candidates whose sides' lengths tell the kind of chat
 
 
 def page_features(pages: Sequence[PageHit], page_rows: dict[int, dict[str, Any]],
-                  searched: Sequence[str], rrf_k: float) -> np.ndarray:
+                  searched: Sequence[str], rrf_k: float,
+                  context: tuple[float, float] | None = None) -> np.ndarray:
     """One row of FEATURES per page of `pages` (ranked by the fixed fusion), searched by the
     words `searched`."""
     stems = {stem(w) for w in searched}
@@ -49,7 +50,7 @@ def page_features(pages: Sequence[PageHit], page_rows: dict[int, dict[str, Any]]
     floor = min(cosines, default=0.0)
     n_words = min(len(stems), 6) / 6
     out = np.zeros((len(pages), len(FEATURES)))
-    context = _context(pages, page_rows)
+    context = _context(pages, page_rows) if context is None else context
     for i, p in enumerate(pages):
         row = page_rows[p["id"]]
         vr, kr, pr = p.get("vector_rank"), p.get("keyword_rank"), p.get("period_rank")
@@ -134,9 +135,10 @@ def learned_order(pages: list[PageHit], page_rows: dict[int, dict[str, Any]],
     """The fixed fusion's `pages` ranked by the shipped model where its gate lets it (a chat
     with a talkative assistant); else as they are, no feature computed."""
     model = shipped() if model is None else model
-    if not pages or _context(pages, page_rows)[1] < model.gate:
+    context = _context(pages, page_rows) if pages else (0.0, 0.0)
+    if not pages or context[1] < model.gate:
         return pages
-    return reordered(pages, page_features(pages, page_rows, searched, rrf_k), model)
+    return reordered(pages, page_features(pages, page_rows, searched, rrf_k, context), model)
 
 
 def reordered(pages: list[PageHit], x: np.ndarray, model: FusionModel) -> list[PageHit]:

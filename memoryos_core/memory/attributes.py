@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..text import words
+from ..text import without_possessive, words
 
 # (single-valued, descriptions): a single-valued attribute holds one value at a time, so a new
 # value replaces the old; a person has many pets, so a pet is replaced only when told so
@@ -56,7 +56,6 @@ PARTNERS = frozenset("partner boyfriend girlfriend wife husband fiance fiancé f
                      " spouse".split())
 _SELF = frozenset({"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "me", "user"})
 _OWNER = frozenset({"my", "our", "user's"})
-_POSSESSIVE = re.compile(r"(?:'s|’s|s')$")
 # a pet, a child: replaced only when the statement says the old one is gone
 _GONE = re.compile(r"\b(no longer|anymore|any more|died|passed away|gave away|given away|"
                    r"rehomed|lost|instead)\b", re.IGNORECASE)
@@ -104,7 +103,7 @@ def holder(text: str, attribute: str) -> str:
             return "self"
         if word in _OWNER:
             for nxt in said[i + 1: i + 4]:
-                nxt = _POSSESSIVE.sub("", nxt)  # "my sister's name": the sister's
+                nxt = without_possessive(nxt)  # "my sister's name": the sister's
                 if nxt in RELATIONS or (nxt in PARTNERS and attribute != "partner"):
                     return nxt.rstrip("s") if nxt not in ("parents", "kids") else nxt
             return "self"
