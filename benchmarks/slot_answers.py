@@ -253,6 +253,30 @@ def decide(chances: np.ndarray, q: Question, model: Any) -> tuple[int | None, in
     return pick, offered
 
 
+def _questions(emb: Any, no_lufy: bool, cache: bool) -> tuple[list[Question], list[Question]]:
+    """(training questions, held-out questions), read from the cache where the code and data
+    that make them are unchanged (a feature experiment need not replay 60 chats)."""
+    import hashlib
+    import pickle
+    import tempfile
+
+    # the slot model's own code weighs the candidates, it does not make them
+    made_by = sorted(p for p in (common.ROOT / "memoryos_core").rglob("*.py")
+                     if p.name not in ("slot.py", "slot_model.py")) + DEV + [HELDOUT]
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in made_by)).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"memoryos-slot-questions-{digest}-{int(no_lufy)}.pkl"
+    if cache and path.exists():
+        found: tuple[list[Question], list[Question]] = pickle.loads(path.read_bytes())
+        return found
+    train = chat_questions([c for p in DEV for c in json.loads(p.read_text())], emb)
+    if LUFY.exists() and not no_lufy:
+        train += lufy_questions(LUFY, emb)
+    held = chat_questions(json.loads(HELDOUT.read_text()), emb)
+    if cache:
+        path.write_bytes(pickle.dumps((train, held)))
+    return train, held
+
+
 def main() -> None:
     """Fit on dev chats and LUFY, score on held-out chats beside the old rule."""
     from memoryos_core.answer import slot, slot_model
@@ -263,12 +287,12 @@ def main() -> None:
     parser.add_argument("--no-lufy", action="store_true")
     parser.add_argument("--dev", action="store_true",
                         help="also print the dev chats' out-of-fold picks (to study, not held-out)")
+    parser.add_argument("--cache", action="store_true",
+                        help="keep the chats' questions and candidates (keyed by the code and"
+                             " data that make them) under the system's temporary folder")
     args = parser.parse_args()
     emb = common.embedder()
-    train = chat_questions([c for path in DEV for c in json.loads(path.read_text())], emb)
-    if LUFY.exists() and not args.no_lufy:
-        train += lufy_questions(LUFY, emb)
-    held = chat_questions(json.loads(HELDOUT.read_text()), emb)
+    train, held = _questions(emb, args.no_lufy, args.cache)
     feats = featurise(emb, train)
     model, costs = fit_slot(train, feats, emb.name)
     if args.dev:

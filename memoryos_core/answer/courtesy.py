@@ -80,10 +80,31 @@ _CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;)\s+(?=(?:i|i'm|i've|my|we|our)\
                      re.IGNORECASE)
 
 
+# a word that makes the words before "and I" a clause of their own ("My name is Dana and I
+# work…") rather than the first half of a shared subject ("In October, Min-jun and I will…")
+_MAKES_A_CLAUSE = frozenset("i i'm i've i'd i'll we we're we've he she they it you is am are was were be"
+                    " been have has had do does did will would can could don't didn't".split())
+
+
+def _shared_subject(before: str) -> bool:
+    """Whether the words before an "and I" name someone who shares the subject with the
+    user: a few words after the last comma, none of them a verb or a subject."""
+    said = words(re.split(r"[,;:]", before)[-1])
+    return 0 < len(said) <= 3 and not any(w.replace("’", "'") in _MAKES_A_CLAUSE
+                                          or w.endswith("'s") for w in said)
+
+
 def clauses(sentence: str) -> list[str]:
     """A sentence's clauses that have the user as their own subject ("My name is Dana and I
-    work as a nurse" -> both halves); the sentence itself when it has one."""
-    parts = [p.strip(" ,;") for p in _CLAUSE.split(sentence)]
+    work as a nurse" -> both halves); the sentence itself when it has one. "Min-jun and I
+    will travel" is one subject, not a clause "Min-jun"."""
+    parts, start = [], 0
+    for cut in _CLAUSE.finditer(sentence):
+        if "and" in cut.group(0).lower() and _shared_subject(sentence[start:cut.start()]):
+            continue
+        parts.append(sentence[start:cut.start()])
+        start = cut.end()
+    parts = [p.strip(" ,;") for p in parts + [sentence[start:]]]
     return [p for p in parts if p] if len(parts) > 1 else [sentence]
 
 

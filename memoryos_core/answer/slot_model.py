@@ -62,21 +62,31 @@ def fit_choice(xs: Sequence[np.ndarray], answers: Sequence[Sequence[int]], l2: f
     """Weights and the none-score maximising the probability of each question's answers
     (any of them; none for a question with no answer), with L2, by full-batch Adam."""
     dim = xs[0].shape[1]
+    # every question's candidates in one matrix, so a step is a few array operations (a
+    # question with no candidate has nothing to learn: "none" is its only choice)
+    kept = [i for i, x in enumerate(xs) if len(x)]
+    x_all = np.concatenate([np.asarray(xs[i], dtype=np.float64) for i in kept])
+    sizes = np.array([len(xs[i]) for i in kept])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    group = np.repeat(np.arange(len(kept)), sizes)
+    good = np.zeros(len(x_all), dtype=bool)
+    for k, i in enumerate(kept):
+        good[starts[k] + np.asarray(list(answers[i]), dtype=int)] = True
+    answered = np.add.reduceat(good.astype(float), starts) > 0
     theta = np.zeros(dim + 1)  # the weights, then the none-score
     m, v = np.zeros_like(theta), np.zeros_like(theta)
     for step in range(1, steps + 1):
-        grad = np.zeros_like(theta)
-        for x, right in zip(xs, answers, strict=True):
-            scores = np.append(x @ theta[:-1], theta[-1])
-            scores -= scores.max()
-            p = np.exp(scores) / np.exp(scores).sum()
-            target = np.zeros_like(p)
-            good = list(right) or [len(p) - 1]
-            target[good] = p[good] / p[good].sum()
-            d = p - target  # d(-log sum_good p)/d scores
-            grad[:-1] += x.T @ d[:-1]
-            grad[-1] += d[-1]
-        grad /= len(xs)
+        scores = x_all @ theta[:-1]
+        top = np.maximum(np.maximum.reduceat(scores, starts), theta[-1])
+        e = np.exp(scores - top[group])
+        e_none = np.exp(theta[-1] - top)
+        total = np.add.reduceat(e, starts) + e_none
+        p, p_none = e / total[group], e_none / total
+        # the target spreads each question's mass over its answers as the model does
+        p_good = np.add.reduceat(np.where(good, p, 0.0), starts)
+        target = np.where(good, p / np.where(answered, p_good, 1.0)[group], 0.0)
+        d, d_none = p - target, p_none - (~answered)
+        grad = np.append(x_all.T @ d, d_none.sum()) / len(xs)
         grad[:-1] += l2 * theta[:-1]
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad * grad

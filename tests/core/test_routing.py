@@ -213,3 +213,20 @@ def test_the_job_now_is_the_newer_sentence_of_the_message_that_changed_it(make_e
     now = say("What is my job now?")
     assert "cooking school" in now and "paediatrician" not in now
     assert "I don't remember" not in now
+
+
+def test_someone_named_with_the_user_as_one_subject_stays_in_the_fact():
+    from memoryos_core.answer import courtesy, grounded
+
+    # the old split made "In October, Min-jun" a clause of its own, said back as the answer
+    # to "Where are we going in October?", and dropped Min-jun from what was said back
+    assert courtesy.clauses("In October, Min-jun and I will travel to Jeju Island.") == \
+        ["In October, Min-jun and I will travel to Jeju Island."]
+    assert courtesy.reply("Walter and I will make a river cruise on the Danube in May.", [],
+                          grounded.reflect, lambda word: word == "Walter", told=True) == \
+        "Got it: Walter and you will make a river cruise on the Danube in May."
+    # a clause of its own before "and I" still splits
+    assert courtesy.clauses("My name is Dana and I work as a nurse.") == \
+        ["My name is Dana", "I work as a nurse."]
+    assert courtesy.clauses("Work is crazy, and I need a break.") == \
+        ["Work is crazy", "I need a break."]
