@@ -14,6 +14,7 @@ beside the rule it replaced (a shared keyword or a cosine over 0.45, newest of n
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ HELDOUT = DATA / "newcomer_chats_heldout.json"
 LUFY = common.ROOT.parent / "shared" / "data" / "lufy" / "lufy_dev.json"
 LUFY_CANDIDATES = 12  # a LUFY question's candidates: its nearest user turns, as retrieval gives
 WRONG_COST = 2.0  # a wrong fact said back costs twice a question left unanswered
+HEDGED_UNKNOWN_COST = 0.5
 FLOORS = tuple(round(0.2 + 0.05 * i, 2) for i in range(15))
 
 
@@ -136,6 +138,8 @@ def outcome(q: Question, pick: int | None, hedged: int | None = None) -> str:
     answerable = any(r is True for r in q.right)
     if pick is None and hedged is not None:
         r = q.right[hedged]
+        if q.kind == "unknown":
+            return "hedged_unknown"
         return "hedged_right" if r is True else "hedged_unsure" if r is None else "hedged_wrong"
     if pick is None:
         return "declined" if answerable else "rightly_declined"
@@ -161,9 +165,12 @@ def rule_pick(emb: Any, q: Question) -> int | None:
 
 
 # what each outcome costs the user, "I don't remember" though it was told being 1: a wrong fact
-# said with confidence 2; a right one offered as "not sure" a quarter
+# said with confidence 2; a right one offered as "not sure" a quarter; what was found offered
+# as "not sure" for a question nothing told answers a half (issue 44: "I don't remember" only
+# where memory holds nothing related, else say what was found)
 COSTS = {"right": 0.0, "unsure": 0.5, "wrong": WRONG_COST, "hedged_right": 0.25,
-         "hedged_unsure": 0.5, "hedged_wrong": 1.0, "declined": 1.0, "rightly_declined": 0.0}
+         "hedged_unsure": 0.5, "hedged_wrong": 1.0, "hedged_unknown": HEDGED_UNKNOWN_COST,
+         "declined": 1.0, "rightly_declined": 0.0}
 
 
 def tally(outcomes: list[str]) -> dict[str, Any]:
@@ -230,13 +237,28 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
     led = {(f, h, ld, lf): cost(f, h, share, offers, newest, ratio, ld, lf) for f in FLOORS
            for h in FLOORS if h <= f for ld in LEADS for lf in LEAD_FLOORS}
     floor, hedge, lead, lead_floor = min(led, key=lambda k: (led[k], k[0], -k[1], -k[2], -k[3]))
-    # within a quarter (one right answer offered rather than said) of the least cost, the
-    # lowest hedge: what was found is offered rather than "I don't remember" (issue 44; dev
-    # 97.75 at 0.40 against 97.5 at 0.50, and "What is the name of my physio?" was declined)
-    least = led[(floor, hedge, lead, lead_floor)]
-    hedge = min(h for (f, h, ld, lf), c in led.items()
-                if (f, ld, lf) == (floor, lead, lead_floor) and c <= least + 0.25)
-    model = probe(floor, hedge, share, offers, newest, ratio, lead, lead_floor)
+    # under the hedge, a candidate that shares a word with the question (or names its head)
+    # is offered from the lowest floor whose cost is within one standard error of the least
+    # (the one-SE rule, the error over chats): what was found is offered rather than "I don't
+    # remember" unless that measurably costs more (issue 44: "I don't remember" only where
+    # memory holds nothing related)
+    def per_chat(related: float) -> dict[str, float]:
+        model = dataclasses.replace(probe(floor, hedge, share, offers, newest, ratio, lead,
+                                          lead_floor), related_hedge=related)
+        out: dict[str, float] = {}
+        for q, c in zip(train, chances, strict=True):
+            out[q.group] = out.get(q.group, 0.0) + COSTS[outcome(q, *decide(c, q, model))]
+        return out
+
+    least = per_chat(float("inf"))
+    related_hedge = float("inf")
+    for h in sorted(h for h in FLOORS if h < hedge):
+        diff = np.array([v - least[g] for g, v in per_chat(h).items()])
+        if diff.sum() <= diff.std(ddof=1) * np.sqrt(len(diff)):
+            related_hedge = h
+            break
+    model = dataclasses.replace(probe(floor, hedge, share, offers, newest, ratio, lead,
+                                      lead_floor), related_hedge=related_hedge)
     costs.update({("led", *k): c for k, c in led.items()})
     return model, {"floor": {"/".join(map(str, k)): c for k, c in costs.items()},
                    "oof": chances}

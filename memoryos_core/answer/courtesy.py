@@ -47,7 +47,10 @@ INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|
                            r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also|and)\b"
                            r"[\s,!.]*|speaking of [^,.!?]{1,40},\s*"
                            # a short label before a colon: "Big news actually: we moved…"
-                           r"|(?:[^\s:,.!?]+\s+){0,2}[^\s:,.!?]+:\s+)+", re.IGNORECASE)
+                           r"|(?:[^\s:,.!?]+\s+){0,2}[^\s:,.!?]+:\s+"
+                           # or before a comma, where it announces: "Big news, I got a job"
+                           r"|(?:[^\s:,.!?]+\s+){0,2}(?:news|update|change|confession|fact)"
+                           r",\s+)+", re.IGNORECASE)
 # a sentence that tells a fact of the user's life opens with them as its subject
 _FIRST_PERSON_OPENING = re.compile(r"^(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b",
                                    re.IGNORECASE)

@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
@@ -104,8 +106,9 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         named = own_name(trace, recent, names.first_name_check(embedder))
         if named is not None:
             return Plan("memory", named, routed=view)
-    candidates = [slot.Candidate(*c) for c in _candidates(trace, recent)]  # read once
-    found = slot.answer(embedder, question, candidates, past=asks_about_past(question))
+    candidates, vectors = told_candidates(embedder, question, _candidates(trace, recent))
+    found = slot.answer(embedder, question, candidates, past=asks_about_past(question),
+                        vectors=vectors)
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
     terms = slot.head_terms(question, candidates)
     if found.pick is not None:
@@ -212,6 +215,20 @@ _REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)
 def asks(sentence: str) -> bool:
     """True for a sentence that asks rather than tells (syntax: its opening word)."""
     return _QUESTION_OPENING.match(_INTERJECTION.sub("", sentence)) is not None
+
+
+def told_candidates(embedder: Embedder, question: str,
+                    found: Sequence[tuple[str, int | None, int | None, float | None]]
+                    ) -> tuple[list[slot.Candidate], np.ndarray]:
+    """The candidates that tell something, with the vectors of the question and of them: a
+    question on memory typed without its question mark ("my son name what ah") is never an
+    answer, by the router that read it as one when it was asked."""
+    said = [slot.Candidate(*c) for c in found]
+    vecs = np.asarray(embedder.embed([question] + [c.sentence for c in said]), dtype=np.float32)
+    keep = [i for i, r in enumerate(router.routes(embedder, [c.sentence for c in said],
+                                                  vecs[1:]))
+            if r.route != "memory"]
+    return [said[i] for i in keep], vecs[[0] + [i + 1 for i in keep]]
 
 
 def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()

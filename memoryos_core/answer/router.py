@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -178,3 +179,13 @@ def route(embedder: Embedder, text: str, vector: np.ndarray | None = None) -> Ro
     vec = np.asarray(embedder.embed([text]) if vector is None else vector[None, :],
                      dtype=np.float32)
     return router.decide(router.model.probabilities(features(vec, [text]))[0])
+
+
+def routes(embedder: Embedder, texts: Sequence[str], vectors: np.ndarray) -> list[Routed]:
+    """The route of each of several texts, their embeddings given."""
+    if not len(texts):
+        return []
+    router = router_for(embedder)
+    probs = router.model.probabilities(features(np.asarray(vectors, dtype=np.float32),
+                                                list(texts)))
+    return [router.decide(row) for row in probs]

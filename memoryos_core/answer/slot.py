@@ -224,6 +224,7 @@ class Setting:
     times: list[float]
     texts: list[str]  # lower-cased, to find a clause inside its sentence
     items: list[list[int]]  # of a list sentence, the candidates that are its items
+    related: list[bool]  # shares a word of meaning with the question or names its head
 
 
 def _head_is_asked(embedder: Embedder, question: str, asked: set[str]) -> bool:
@@ -268,8 +269,12 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     # "I quit the hotel job" must not be the only sentence that may answer
     allowed = [True] * len(candidates) if _head_is_asked(embedder, question, asked) \
         else eligible(question, candidates)
-    return Setting(allowed, bool(head_terms(question, candidates)), stating, agreed, kinds,
-                   [c.timestamp or 0.0 for c in candidates], texts, items)
+    asked_words = {stem(w) for w in content(question)}
+    terms = head_terms(question, candidates)
+    related = [any(met(w, {stem(x) for x in content(c.sentence)}) for w in asked_words)
+               or (bool(terms) and names(terms, c.sentence)) for c in candidates]
+    return Setting(allowed, bool(terms), stating, agreed, kinds,
+                   [c.timestamp or 0.0 for c in candidates], texts, items, related)
 
 
 def best(chances: np.ndarray, allowed: Sequence[bool]) -> int | None:
@@ -327,17 +332,22 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
     # far likelier than any other, though "none of them" weighs: what memory holds is offered
     # rather than "I don't remember" (the physiotherapist for "my physio")
     leads = top >= model.lead * (top + rival) and sure >= model.lead_floor
-    return None, (i if sure >= model.hedge or leads else None), sure
+    # less sure, it is offered only where it is plainly about what was asked: "I don't
+    # remember" where memory holds nothing related (issue 44)
+    near = found.related[i] and sure >= model.related_hedge
+    return None, (i if sure >= model.hedge or near or leads else None), sure
 
 
 def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
-           past: bool = False, model: SlotModel | None = None) -> Found:
-    """The candidate that answers the question's slot, by the shipped slot model."""
+           past: bool = False, model: SlotModel | None = None,
+           vectors: np.ndarray | None = None) -> Found:
+    """The candidate that answers the question's slot, by the shipped slot model
+    (`vectors`: of the question and the candidates, where already embedded)."""
     if not candidates:
         return Found(None, 0.0, [], [])
     model = model or shipped(FEATURES)
-    vecs = np.asarray(embedder.embed([question] + [c.sentence for c in candidates]),
-                      dtype=np.float32)
+    vecs = np.asarray(embedder.embed([question] + [c.sentence for c in candidates])
+                      if vectors is None else vectors, dtype=np.float32)
     classed = classes(embedder, vecs[1:])
     x = pair_features(embedder, question, vecs[0], candidates, vecs[1:], classed)
     chances = model.choice(x)

@@ -44,6 +44,8 @@ class SlotModel:
     newest_by: str = "either"  # which classifiers must find a newer statement of the asked
     # one-value attribute for it to stand in: either, both, or the learned fact kinds alone
     # ("I left the restaurant" is a home to the attributes' descriptions, a job to the kinds)
+    related_hedge: float = float("inf")  # offered as "not sure" from this, under the hedge,
+    # where it shares a word with the question or names the person or thing asked about
 
     def choice(self, x: np.ndarray) -> np.ndarray:
         """The probability that each candidate is the answer (the rest: none of them)."""
@@ -106,7 +108,8 @@ def load(features: Sequence[str], path: Path = WEIGHTS) -> SlotModel:
                      bool(data.get("agreed_offers", False)),
                      float(data.get("part_ratio", "inf")), float(data.get("lead", "inf")),
                      float(data.get("lead_floor", 1.0)), str(data.get("offers_by", "both")),
-                     str(data.get("newest_by", "either")))
+                     str(data.get("newest_by", "either")),
+                     float(data.get("related_hedge", "inf")))
 
 
 @functools.lru_cache(maxsize=1)
@@ -124,4 +127,5 @@ def save(model: SlotModel, path: Path = WEIGHTS, **about: Any) -> None:
         "same_share": model.same_share, "agreed_offers": model.agreed_offers,
         "lead": str(model.lead), "lead_floor": model.lead_floor, "offers_by": model.offers_by,
         "newest_by": model.newest_by, "part_ratio": str(model.part_ratio),
+        "related_hedge": str(model.related_hedge),
         "embedder": model.measured_with, **about}, indent=1) + "\n", encoding="utf-8")

@@ -26,6 +26,7 @@ ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
                     "She lives in a town.", "They moved to a new house.", "Where do I live?")),
     "job": (True, ("I work as an engineer.", "My job is at a company.", "I got a new job.",
                    "I quit my job and started a new one.", "He works as a teacher.",
+                   "I run my own business, a shop or a stall.",
                    "What do I do for a living?")),
     "partner": (True, ("My partner and I are together.", "I am dating someone.",
                        "My girlfriend or boyfriend.", "I married my wife or husband.",

@@ -117,6 +117,10 @@ def test_a_fact_opened_by_an_interjection_is_told_like_any_other():
         "Got it: you moved to Gdańsk in October."
     assert told("Oh, by the way, I work nights now.") == "Got it: you work nights now."
     assert told("Anyway, I think I need a holiday.") is None  # a wish: the model's
+    # an announcing label before a comma, as before a colon ("Big news: …")
+    assert told("Big news, I got a new job as a data analyst in Accra.") == \
+        "Got it: you got a new job as a data analyst in Accra."
+    assert told("Yesterday, I went to the zoo.") is None  # not a label: the model's
 
 
 def test_what_the_user_cannot_do_is_a_fact_where_the_message_was_read_as_told():
@@ -230,3 +234,15 @@ def test_someone_named_with_the_user_as_one_subject_stays_in_the_fact():
         ["My name is Dana", "I work as a nurse."]
     assert courtesy.clauses("Work is crazy, and I need a break.") == \
         ["Work is crazy", "I need a break."]
+
+
+@pytest.mark.real_model  # the router reads a question typed without its question mark
+def test_a_question_typed_without_its_question_mark_is_never_said_back_as_an_answer(
+        make_engine):
+    engine, model, say = _new_user_chat(make_engine)
+    say("I'm Wei Ling, I run a noodle stall at Gurney Drive.")
+    say("whats my daughter job")  # nothing told: its sentence is a question, not a fact
+    for asked in ("What does my daughter do for work?", "whats my daughters job again"):
+        answer = say(asked)
+        assert "daughter job" not in answer and "daughters job" not in answer.replace(
+            asked, "")
