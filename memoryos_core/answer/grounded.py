@@ -85,7 +85,8 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     kind where a set reply fits (courtesy.py), else by the model; requests are the model's; a
     question on memory gets the memory sentence that answers its slot (slot.py), or what was
     found when none surely does, or "I don't remember" when memory holds nothing near."""
-    routed = router.route(embedder, question)
+    qvec = np.asarray(embedder.embed([question]), dtype=np.float32)[0]  # routed and weighed
+    routed = router.route(embedder, question, qvec)
     view = routed.view()
     if routed.route in ("social", "told"):
         polite = courtesy.reply(question, [str(r.get("user_text") or "") for r in recent],
@@ -106,7 +107,7 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         named = own_name(trace, recent, names.first_name_check(embedder))
         if named is not None:
             return Plan("memory", named, routed=view)
-    candidates, vectors = told_candidates(embedder, question, _candidates(trace, recent))
+    candidates, vectors = told_candidates(embedder, qvec, _candidates(trace, recent))
     found = slot.answer(embedder, question, candidates, past=asks_about_past(question),
                         vectors=vectors)
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
@@ -217,18 +218,17 @@ def asks(sentence: str) -> bool:
     return _QUESTION_OPENING.match(_INTERJECTION.sub("", sentence)) is not None
 
 
-def told_candidates(embedder: Embedder, question: str,
+def told_candidates(embedder: Embedder, qvec: np.ndarray,
                     found: Sequence[tuple[str, int | None, int | None, float | None]]
                     ) -> tuple[list[slot.Candidate], np.ndarray]:
-    """The candidates that tell something, with the vectors of the question and of them: a
-    question on memory typed without its question mark ("my son name what ah") is never an
-    answer, by the router that read it as one when it was asked."""
+    """The candidates that tell something, with the vectors of the question (`qvec`) and of
+    them: a question on memory typed without its question mark ("my son name what ah") is
+    never an answer, by the router that read it as one when it was asked."""
     said = [slot.Candidate(*c) for c in found]
-    vecs = np.asarray(embedder.embed([question] + [c.sentence for c in said]), dtype=np.float32)
-    keep = [i for i, r in enumerate(router.routes(embedder, [c.sentence for c in said],
-                                                  vecs[1:]))
-            if r.route != "memory"]
-    return [said[i] for i in keep], vecs[[0] + [i + 1 for i in keep]]
+    texts = [c.sentence for c in said]
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
+    keep = [i for i, r in enumerate(router.routes(embedder, texts, vecs)) if r.route != "memory"]
+    return [said[i] for i in keep], np.vstack([qvec[None, :], vecs[keep]])
 
 
 def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()

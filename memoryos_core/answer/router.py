@@ -175,10 +175,8 @@ def router_for(embedder: Embedder) -> Router:
 
 def route(embedder: Embedder, text: str, vector: np.ndarray | None = None) -> Routed:
     """The route of one message (its embedding given where it was computed already)."""
-    router = router_for(embedder)
-    vec = np.asarray(embedder.embed([text]) if vector is None else vector[None, :],
-                     dtype=np.float32)
-    return router.decide(router.model.probabilities(features(vec, [text]))[0])
+    vec = embedder.embed([text]) if vector is None else vector[None, :]
+    return routes(embedder, [text], vec)[0]
 
 
 def routes(embedder: Embedder, texts: Sequence[str], vectors: np.ndarray) -> list[Routed]:

@@ -94,11 +94,10 @@ def names(terms: set[str], sentence: str) -> bool:
     return any(met(t, said) for t in terms)
 
 
-def eligible(question: str, candidates: Sequence[Candidate]) -> list[bool]:
+def eligible(terms: set[str], candidates: Sequence[Candidate]) -> list[bool]:
     """Which candidates may be said back with confidence: where the question asks about
-    someone's own person or thing and some candidate names it or its name, only those (the
-    dog's sentence, not the cat's, for "my dog")."""
-    terms = head_terms(question, candidates)
+    someone's own person or thing (`terms`: its `head_terms`) and some candidate names it or
+    its name, only those (the dog's sentence, not the cat's, for "my dog")."""
     if not terms:
         return [True] * len(candidates)
     holds = [names(terms, c.sentence) for c in candidates]
@@ -267,10 +266,10 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
               if t in where] for c in candidates]
     # "my job" in "What is my job now?" is the asked attribute, no person or thing to name:
     # "I quit the hotel job" must not be the only sentence that may answer
-    allowed = [True] * len(candidates) if _head_is_asked(embedder, question, asked) \
-        else eligible(question, candidates)
-    asked_words = {stem(w) for w in content(question)}
     terms = head_terms(question, candidates)
+    allowed = [True] * len(candidates) if _head_is_asked(embedder, question, asked) \
+        else eligible(terms, candidates)
+    asked_words = {stem(w) for w in content(question)}
     related = [any(met(w, {stem(x) for x in content(c.sentence)}) for w in asked_words)
                or (bool(terms) and names(terms, c.sentence)) for c in candidates]
     return Setting(allowed, bool(terms), stating, agreed, kinds,
