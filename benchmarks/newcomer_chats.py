@@ -11,12 +11,16 @@ with the embedded-model layout, and each answer is read as its user would:
 The default chat model is a scripted stand-in flagged as the embedded one (what it writes is
 not judged here, only whether it was asked); `--real` uses SmolLM2 itself.
 
-    python -m benchmarks.newcomer_chats [--set heldout|dev] [--real] [--json] [--show]
+`--casual` sends every message as people type on a phone: lower case, contractions without
+their apostrophe ("im", "dont"), so no rule may lean on a capital letter or an apostrophe.
+
+    python -m benchmarks.newcomer_chats [--set heldout|dev] [--casual] [--real] [--json] [--show]
 """
 
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -68,12 +72,21 @@ def judge(turn: dict[str, Any], answer: str, source: str) -> str:
     return "right"
 
 
-def run_chat(chat: dict[str, Any], model: Any, emb: Any, folder: Path) -> list[dict[str, Any]]:
-    """One chat through a fresh engine; each turn with its answer and verdict."""
+def casual(text: str) -> str:
+    """A message as typed in a hurry: lower case, a contraction's apostrophe dropped ("I'm"
+    -> "im", "don't" -> "dont"); a possessive keeps it ("my sister's")."""
+    return re.sub(r"(?<=\w)['’](?=(?:m|ve|ll|d|re|t)\b)", "", text.lower())
+
+
+def run_chat(chat: dict[str, Any], model: Any, emb: Any, folder: Path,
+             typed: Any = None) -> list[dict[str, Any]]:
+    """One chat through a fresh engine (each message as `typed` makes it); each turn with its
+    answer and verdict."""
     engine = common.make_engine(folder, model=model, emb=emb, consolidation="extractive",
                                 analysis="extractive")
     out = []
     for n, turn in enumerate(chat["turns"]):
+        turn = {**turn, "text": typed(turn["text"])} if typed else turn
         result = dict(engine.chat("newcomer", turn["text"], model=model))
         plan = (result.get("trace") or {}).get("answer_plan") or {}
         out.append({"n": n, "text": turn["text"], "kind": turn["kind"],
@@ -84,11 +97,12 @@ def run_chat(chat: dict[str, Any], model: Any, emb: Any, folder: Path) -> list[d
     return out
 
 
-def _turns(chats: list[dict[str, Any]], model: Any, emb: Any) -> list[dict[str, Any]]:
+def _turns(chats: list[dict[str, Any]], model: Any, emb: Any,
+           typed: Any = None) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for k, chat in enumerate(chats):
-            for t in run_chat(chat, model, emb, Path(tmp) / str(k)):
+            for t in run_chat(chat, model, emb, Path(tmp) / str(k), typed):
                 turns.append({**t, "person": chat["person"]})
     return turns
 
@@ -99,6 +113,8 @@ def main() -> None:
     parser.add_argument("--set", choices=("heldout", "dev"), default="heldout")
     parser.add_argument("--real", action="store_true", help="SmolLM2 itself answers")
     parser.add_argument("--show", action="store_true", help="print every answer")
+    parser.add_argument("--casual", action="store_true",
+                        help="lower case, contractions without apostrophes")
     args = parser.parse_args()
     files = [DATA / "newcomer_chats_heldout.json"] if args.set == "heldout" else \
         sorted(DATA.glob("newcomer_chats_dev*.json"))
@@ -110,20 +126,26 @@ def main() -> None:
         model = answer_model(None, None)
     else:
         model = stand_in()
-    turns = _turns(chats, model, emb)
+    turns = _turns(chats, model, emb, casual if args.casual else None)
     right = sum(t["verdict"] in ("right", "hedged") for t in turns)
     by_kind: dict[str, dict[str, int]] = {}
     for t in turns:
         by_kind.setdefault(t["kind"], {}).setdefault(t["verdict"], 0)
         by_kind[t["kind"]][t["verdict"]] += 1
     firsts = [next(t for t in turns if t["person"] == c["person"]) for c in chats]
-    result = common.envelope("newcomer_chats", {"set": args.set, "chats": len(chats)},
+    result = common.envelope("newcomer_chats", {"set": args.set, "chats": len(chats),
+                                                 "casual": args.casual},
                              {"embedder": emb.name, "answer": model.name})
     result.update({"turns": len(turns), "right_or_hedged": right, "by_kind": by_kind,
                    "first_turns": [{"text": t["text"], "source": t["source"],
                                     "verdict": t["verdict"]} for t in firsts],
                    "answers": turns})
-    lines = [f"{args.set}: {right}/{len(turns)} turns right (hedged counted right)"]
+    told = [t for t in turns if t["kind"] == "told"]
+    # a fact told is right whoever answers it; said back ("Got it: …") the user sees it was heard
+    said_back = sum(t["source"] == "courtesy" for t in told)
+    result["told_said_back"] = said_back
+    lines = [f"{args.set}{' (casual)' if args.casual else ''}: {right}/{len(turns)} turns right"
+             f" (hedged counted right); told facts said back {said_back}/{len(told)}"]
     lines += [f"  {kind}: {counts}" for kind, counts in sorted(by_kind.items())]
     lines += [f"  first turn of {c['person']}: {t['source']} ({t['verdict']})"
               for c, t in zip(chats, firsts, strict=True)]

@@ -32,7 +32,7 @@ class Asked(NamedTuple):
 
 def asked(ctx: Context, user_id: str, query: str, qvec: np.ndarray) -> Asked:
     """The user's facts of the attributes the question is about (none when it names none)."""
-    found = attributes.classify(qvec, ctx.embedder)
+    found = attributes.asked_in(query, qvec, ctx.embedder)
     if not found:
         return Asked({}, {})
     holders = {name: attributes.holder(query, name) for name in found}

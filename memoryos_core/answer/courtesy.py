@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from ..text import sentences, words
+from ..text import casual_restored, sentences, words
 
 PLAIN_REPLY = {"chat": "I see. Tell me more?",
                "general": "I'm not sure about that. A bigger model (Settings) would answer"
@@ -79,7 +79,7 @@ _FEELING = re.compile(
     re.IGNORECASE)
 MAX_FEELING_WORDS = 20
 MAX_TOLD_WORDS = 40  # a longer message is more than a fact told in passing: the model's
-_CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;)\s+(?=(?:i|i'm|i've|my|we|our)\b)",
+_CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;|,)\s+(?=(?:i|i'm|i've|my|we|our)\b)",
                      re.IGNORECASE)
 
 
@@ -103,7 +103,13 @@ def clauses(sentence: str) -> list[str]:
     will travel" is one subject, not a clause "Min-jun"."""
     parts, start = [], 0
     for cut in _CLAUSE.finditer(sentence):
-        if "and" in cut.group(0).lower() and _shared_subject(sentence[start:cut.start()]):
+        before = sentence[start:cut.start()]
+        if "and" in cut.group(0).lower() and _shared_subject(before):
+            continue
+        # a comma alone joins two of the user's clauses ("I'm Leilani, I teach surfing"),
+        # not a phrase to its clause ("In October, I…", "When I was young, I…")
+        if cut.group(0).strip() == "," and not _FIRST_PERSON_OPENING.match(
+                INTERJECTION.sub("", before.strip())):
             continue
         parts.append(sentence[start:cut.start()])
         start = cut.end()
@@ -169,8 +175,10 @@ def _of_others(clause: str, is_name: Callable[[str], bool]) -> bool:
     first = said[0].strip(",:;")
     # a name and then a verb that agrees with it ("Chidi is…", "Toby loves…"), where a
     # request opens with its verb ("Suggest a dinner…", "Plan my trip")
+    # (typed all in lower case, "keala is a nurse", the name is read by meaning alone)
     return _OWNED.match(first) is not None or (
-        first[:1].isupper() and is_name(first) and _FINITE.match(said[1]) is not None)
+        (first[:1].isupper() or clause.islower()) and is_name(first)
+        and _FINITE.match(said[1]) is not None)
 
 
 _OWNED = re.compile(r"(?:my|our|his|her|their|the)$", re.IGNORECASE)
@@ -232,7 +240,7 @@ def reply(message: str, recent_user_texts: list[str],
           is_name: Callable[[str], bool] = _no_name, told: bool = False) -> str | None:
     """The reply to a greeting, a thank-you, a goodbye or a fact told about oneself, or None
     when the message is anything else (the model's)."""
-    text = message.strip()
+    text = casual_restored(message.strip())  # "btw im allergic…" tells as "I'm allergic…" does
     name = known_name(reversed(recent_user_texts), is_name)
     to_name = f", {name}" if name else ""
     felt = _feeling(text, reflect)

@@ -18,14 +18,14 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
-from ..text import STOP_WORDS, sentences, words
+from ..text import STOP_WORDS, casual_restored, sentences, words
 from . import courtesy, names, router, slot
 from .lists import list_parts
 from .types import Retrieval
@@ -180,7 +180,7 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan
     first, said back; or that they have told nothing yet."""
     told: list[tuple[float, str, Evidence]] = []
     seen: set[str] = set()
-    for sentence, page, fact, ts in _candidates(trace, recent):
+    for sentence, page, fact, ts, _ in _candidates(trace, recent):
         plain = _INTERJECTION.sub("", sentence).strip() or sentence
         reflected = reflect(plain)
         if reflected is None or (fact is None and not courtesy.tells_a_fact(plain)):
@@ -218,44 +218,78 @@ def asks(sentence: str) -> bool:
     return _QUESTION_OPENING.match(_INTERJECTION.sub("", sentence)) is not None
 
 
-def told_candidates(embedder: Embedder, qvec: np.ndarray,
-                    found: Sequence[tuple[str, int | None, int | None, float | None]]
+# where a statement ends and the question after it begins inside one sentence: an emoji, a
+# dash or a colon, or a comma before a question word ("we have a dog, Chispa, how do we…?")
+_BREAK = re.compile(r"\s*(?:[\U0001F000-\U0001FAFF\u2600-\u27BF]+\ufe0f?|\s[-\u2013\u2014]\s|:)\s*"
+                    r"|,\s+(?=(?:what|whats|what's|where|when|who|which|why|how|can|could|"
+                    r"would|should|do|does|did|is|are|any)\b)", re.IGNORECASE)
+
+
+def before_question(sentence: str) -> list[str]:
+    """The statements a sentence makes before the question it ends with ("we have two cats,
+    mochi and poi 🐱 any tips for keeping them off the counter?" -> "we have two cats, mochi
+    and poi"): a fact told in passing with a request is a fact told."""
+    pieces = [p.strip(" ,") for p in _BREAK.split(sentence)]
+    out = []
+    for piece in pieces:
+        if "?" in piece or asks(piece):
+            break
+        out.append(piece)
+    return [p for p in out if len(p.split()) >= 3] if len(pieces) > 1 else []
+
+
+class Said(NamedTuple):
+    """A sentence of memory that may answer; `aside`: a statement cut from before a question."""
+
+    sentence: str
+    page_id: int | None
+    fact_id: int | None
+    timestamp: float | None
+    aside: bool = False
+
+
+def told_candidates(embedder: Embedder, qvec: np.ndarray, found: Sequence[Said]
                     ) -> tuple[list[slot.Candidate], np.ndarray]:
     """The candidates that tell something, with the vectors of the question (`qvec`) and of
     them: a question on memory typed without its question mark ("my son name what ah") is
-    never an answer, by the router that read it as one when it was asked."""
-    said = [slot.Candidate(*c) for c in found]
+    never an answer, by the router that read it as one when it was asked; a statement cut
+    from before a question counts where it reads likeliest as told ("we have a dog, Chispa",
+    not the heading "Train vs car vs e-bike")."""
+    said = [slot.Candidate(*c[:4]) for c in found]
     texts = [c.sentence for c in said]
     vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
-    keep = [i for i, r in enumerate(router.routes(embedder, texts, vecs)) if r.route != "memory"]
+    keep = [i for i, r in enumerate(router.routes(embedder, texts, vecs)) if r.route != "memory"
+            and (not found[i].aside or max(r.probabilities, key=r.probabilities.__getitem__)
+                 == "told")]
     return [said[i] for i in keep], np.vstack([qvec[None, :], vecs[keep]])
 
 
-def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
-                ) -> list[tuple[str, int | None, int | None, float | None]]:
+def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> list[Said]:
     """(sentence, page id, fact id, time) of the prompt's facts, its pages and its recent
     exchanges (the user's side: "My name is Priya" said three turns ago answers "What's my
     name?"); a page sentence that states a replaced fact is left out unless the question is on
     the past, and a question is never an answer."""
     past = asks_about_past(trace.query)
     replaced = [] if past else [f for f in trace.facts.get("superseded_left_out", [])]
-    out: list[tuple[str, int | None, int | None, float | None]] = []  # fact ids are > 0
+    out: list[Said] = []  # fact ids are > 0
     for kind in ("user", "assistant"):
         for f in trace.facts[kind]:
             if f.get("in_prompt") and (past or not f.get("superseded")):
-                out.append((f["text"], None, f["id"], f.get("valid_from")))
+                out.append(Said(f["text"], None, f["id"], f.get("valid_from")))
     pages = [(p["id"], p.get("user", ""), p.get("timestamp"))
              for p in trace.pages if p.get("selected")][:CANDIDATE_PAGES]
     pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
     for page_id, text, ts in pages:
-        said = _sentences(text)
+        said = _sentences(casual_restored(text))  # "im leilani, i teach…" splits as typed in full
         for k, s in enumerate(said):
+            if "?" in s and not asks(s) and len(s) <= MAX_SENTENCE_CHARS:
+                out += [Said(c, page_id, None, ts, aside=True) for c in before_question(s)]
             if "?" in s or asks(s) or len(s) > MAX_SENTENCE_CHARS:
                 continue
             if k and _REFERS_BACK.match(s) and not asks(said[k - 1]):
                 # "He was a watchmaker." says whose job only with the sentence before it
                 # ("I have a companion, Walter."): both, as one candidate, beside it
-                out.append((f"{said[k - 1]} {s}", page_id, None, ts))
+                out.append(Said(f"{said[k - 1]} {s}", page_id, None, ts))
             if any(page_id in f["sources"] and grounding(f["text"], s) >= 0.6
                    for f in replaced):
                 continue
@@ -265,15 +299,16 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
             # a list's items apart too: "What animal is Shelly?" by "We have a tortoise
             # called Shelly", not by the sentence that names the dog first
             parts += [item for c in parts for item in list_parts(c) if item not in parts]
-            out += [(c, page_id, None, ts) for c in parts if len(c.split()) >= 3]
+            out += [Said(c, page_id, None, ts) for c in parts if len(c.split()) >= 3]
             if len(parts) > 1:
-                out.append((s, page_id, None, ts))
+                out.append(Said(s, page_id, None, ts))
     return out
 
 
 def reflect(sentence: str) -> str | None:
     """The user's sentence said back to them ("My car is…" -> "your car is…"); None when it
     speaks to the assistant ("you"), which is quoted instead."""
+    sentence = casual_restored(sentence)  # "im allergic" -> "you're allergic"
     said = words(sentence)
     if any(w in SECOND_PERSON for w in said):
         return None

@@ -143,7 +143,7 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
 
     kind = asked_kind(question)
     asks_name = ASKS_NAME.search(question) is not None
-    q_attr = set(attributes.classify(qvec, embedder))
+    q_attr = set(attributes.asked_in(question, qvec, embedder))
     c_attr, kinds = classed or classes(embedder, vecs)
     # the learned fact kind (memory/fact_kinds.py) of each: "Chidi is a pilot" is a job,
     # which "What's my husband's job?" asks, though no word of the two meets
@@ -239,7 +239,7 @@ def _head_is_asked(embedder: Embedder, question: str, asked: set[str]) -> bool:
 def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarray,
             candidates: Sequence[Candidate], classed: Classes | None = None) -> Setting:
     """The Setting of a question's candidates (`classed`: `classes` of vecs, when known)."""
-    asked = {n for n in attributes.classify(qvec, embedder)
+    asked = {n for n in attributes.asked_in(question, qvec, embedder)
              if attributes.single_valued(n) and attributes.holder(question, n) == "self"}
     # which statements state it: by the attributes' descriptions or by the learned fact
     # kinds (memory/fact_kinds.py, measured on held-out sentences): the question already

@@ -96,3 +96,22 @@ def test_a_correction_keeps_the_old_text_in_the_facts_history(make_engine):
     engine.restore("u1", edited["saved_as"])  # undone: the fact as analysis stored it
     back = _by_text(engine.state("u1")["long_term"]["user_facts"], PARIS)
     assert back["id"] == fact["id"] and back["history"] == [] and not back["by_user"]
+
+
+@pytest.mark.real_model  # the attributes' cosines are MiniLM's
+def test_what_someone_does_asks_their_job_and_what_they_do_on_sunday_does_not(embedder):
+    import numpy as np
+
+    from memoryos_core.memory import attributes
+
+    def asked(question: str) -> set[str]:
+        vec = np.asarray(embedder.embed([question])[0], dtype=np.float32)
+        return set(attributes.asked_in(question, vec, embedder))
+
+    # too few words for a job's descriptions: "What does Fiona do?" had no attribute at all
+    for question in ("What does Fiona do?", "what does my sis do", "what did my nonna do for "
+                     "work?", "What does my son do, and where?"):
+        assert "job" in asked(question), question
+    for question in ("What do we do on Sunday?", "What does my dog do when I'm out?",
+                     "What do my kids do after school?"):
+        assert "job" not in asked(question), question

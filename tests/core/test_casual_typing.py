@@ -1,0 +1,80 @@
+"""A user who types as on a phone (lower case, "im", "dont") is understood as one who does not,
+and a fact told beside a request is remembered."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryos_core.answer import courtesy, grounded
+from memoryos_core.memory.analysis import is_statement
+from memoryos_core.text import casual_restored
+from tests.core.test_routing import _new_user_chat
+
+
+def test_casual_first_person_and_contractions_are_restored_and_nothing_else():
+    assert casual_restored("btw im allergic to shellfish, i dont eat prawns") == \
+        "btw I'm allergic to shellfish, I don't eat prawns"
+    assert casual_restored("Im here and ive been ok, whats up") == \
+        "I'm here and I've been ok, what's up"
+    # "i.e." is no pronoun; a word that only looks like one stays as typed
+    assert casual_restored("one thing, i.e. the dog, in my ill mood") == \
+        "one thing, i.e. the dog, in my ill mood"
+    assert casual_restored("my friend Im Soo-jin") == "my friend Im Soo-jin"  # a name
+
+
+def test_a_fact_typed_casually_is_said_back_in_full_and_kept_by_analysis():
+    def told(text: str) -> str | None:
+        return courtesy.reply(text, [], grounded.reflect, told=True)
+
+    # the small model answered this one "btw, I'm sorry for your mistake…"
+    assert told("btw im allergic to shellfish") == "Got it: you're allergic to shellfish."
+    assert told("i dont drive, i cycle everywhere") == \
+        "Got it: you don't drive; you cycle everywhere."
+    assert grounded.reflect("im a nurse in hilo") == "you're a nurse in hilo"
+    # extractive analysis keeps it as it keeps "I'm a nurse at the city hospital."
+    assert is_statement("im a nurse at the city hospital")
+    assert is_statement("i live in Hilo.")
+
+
+def test_two_clauses_joined_by_a_comma_are_told_apart_and_a_phrase_is_not():
+    assert courtesy.clauses("I'm Leilani, I teach surfing in Hilo") == \
+        ["I'm Leilani", "I teach surfing in Hilo"]
+    assert courtesy.clauses("When I was young, I lived in Paris.") == \
+        ["When I was young, I lived in Paris."]
+    assert courtesy.clauses("In October, I will travel to Jeju.") == \
+        ["In October, I will travel to Jeju."]
+
+
+def test_the_statement_before_a_question_is_a_fact_told():
+    assert grounded.before_question(
+        "we have two cats, mochi and poi 🐱 any tips for keeping them off the counter?") == \
+        ["we have two cats, mochi and poi"]
+    assert grounded.before_question("we already have a dog, Chispa, how do we introduce "
+                                    "them?") == ["we already have a dog, Chispa"]
+    assert grounded.before_question("I moved to York last week - any good pubs?") == \
+        ["I moved to York last week"]
+    assert grounded.before_question("Can you help, I am stuck?") == []  # it asks first
+    assert grounded.before_question("Any tips for a first marathon?") == []
+
+
+@pytest.mark.real_model  # the router and the slot model read MiniLM's meaning
+def test_a_casual_newcomer_is_answered_from_what_they_told(make_engine):
+    engine, model, say = _new_user_chat(make_engine)
+    assert say("btw im allergic to shellfish") == "Got it: you're allergic to shellfish."
+    say("we have two cats, mochi and poi 🐱 any tips for keeping them off the counter?")
+    allergy = say("what am i allergic to")
+    assert "you're allergic to shellfish" in allergy  # not "Im allergic"
+    cats = say("whats the name of our cats")
+    assert "mochi and poi" in cats and "I don't remember" not in cats
+
+
+@pytest.mark.real_model  # a first name is read by meaning
+def test_someone_named_in_lower_case_is_told_of_like_anyone(embedder):
+    from memoryos_core.answer import names
+
+    is_name = names.first_name_check(embedder)
+    assert courtesy.reply("keala is a nurse at the hospital", [], grounded.reflect, is_name,
+                          told=True) == "Got it: keala is a nurse at the hospital."
+    # a request opens with its verb, whatever the case
+    assert courtesy.reply("suggest a dinner for keala", [], grounded.reflect, is_name,
+                          told=True) is None
