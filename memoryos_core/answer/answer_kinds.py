@@ -29,12 +29,18 @@ HOLDS = {"number": re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re
 # sentence that holds one: a capitalised word past its opening, or the word after "called"
 ASKS_NAME = re.compile(r"\bnames?\b|\bcalled\b|\bwho\b", re.I)
 CAPITAL = re.compile(_CAPITAL)
+_I = re.compile(r"I(?:['’](?:m|ve|d|ll))?")  # the user, not a name
+
+
+def cased(sentence: str) -> bool:
+    """Whether a sentence was typed with capitals beyond "I" (else a name may be lower case)."""
+    return any(not _I.fullmatch(w) for w in re.findall(r"\b[A-Z][\w'’-]*", sentence))
 
 
 def holds_name(sentence: str) -> bool:
     """Whether a sentence holds a name: a capitalised word past its opening ("I" aside), or
     any word after "called"/"named" ("a dog called rex")."""
-    return any(m.group(0) != "I" for m in CAPITAL.finditer(sentence)) or re.search(
+    return any(not _I.fullmatch(m.group(0)) for m in CAPITAL.finditer(sentence)) or re.search(
         r"\b(?:called|named)\s+\w+", sentence, re.I) is not None
 
 

@@ -45,3 +45,13 @@ def first_name_check(embedder: Any) -> Any:
         return float(vec @ names) > float(vec @ others)
 
     return is_name
+
+
+def name_like(embedder: Any, vectors: np.ndarray) -> np.ndarray:
+    """For word vectors, whether each is nearer the first names than the other words put after
+    "I'm" (all False for an embedder the check was not measured for)."""
+    if str(getattr(embedder, "name", "")) not in MEASURED or len(vectors) == 0:
+        return np.zeros(len(vectors), dtype=bool)
+    names, others = _centroids(embedder)
+    vecs = np.asarray(vectors, dtype=np.float32)
+    return np.asarray(vecs @ names > vecs @ others)

@@ -24,8 +24,9 @@ from ..llm import Embedder
 from ..memory import attributes, fact_kinds
 from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
 from .aliases import given_names
-from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, holds_name
+from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
 from .lists import list_parts
+from .names import name_like
 from .slot_model import SlotModel, shipped
 
 FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "subject_near",
@@ -143,6 +144,14 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
 
     kind = asked_kind(question)
     asks_name = ASKS_NAME.search(question) is not None
+    # a name typed in lower case ("a dachshund, lumpi") is read by meaning: a word of the
+    # sentence, not of the question, nearer the first names than other words
+    said_q = set(words(question))
+    lower = [w for w in dict.fromkeys(w for c, ws in zip(candidates, cand_words, strict=True)
+                                      if asks_name and not cased(c.sentence) for w in ws)
+             if w not in said_q]
+    named = dict(zip(lower, name_like(embedder, np.asarray([wv[w] for w in lower])).tolist(),
+                     strict=True)) if lower else {}
     q_attr = set(attributes.asked_in(question, qvec, embedder))
     c_attr, kinds = classed or classes(embedder, vecs)
     # the learned fact kind (memory/fact_kinds.py) of each: "Chidi is a pilot" is a job,
@@ -178,7 +187,8 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
                            is not None),
                      float(bool(q_attr & set(c_attr[i]))), float(recency[i]),
                      float(bool(c_kind) and c_kind[i] in q_attr), float(asks_name),
-                     float(asks_name and holds_name(candidates[i].sentence))])
+                     float(asks_name and (holds_name(candidates[i].sentence) or any(
+                         named.get(w, False) for w in cand_words[i])))])
     return np.asarray(rows, dtype=np.float32)
 
 

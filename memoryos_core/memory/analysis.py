@@ -16,7 +16,7 @@ from ..storage.tables import facts as facts_db
 from ..storage.tables import pages as pages_db
 from ..storage.tables import segments as segments_db
 from ..storage.tables.segments import Segment
-from ..text import casual_restored, normalise, sentences
+from ..text import WH_OPENING, casual_restored, normalise, sentences
 from . import app_text, attributes, fact_history, fact_kinds, profile_update, provenance
 from .grounding import content_words
 from .heat import heat_terms
@@ -259,7 +259,8 @@ def is_statement(sentence: str) -> bool:
     "I live in Paris." and "I'm a nurse." are kept, "I agree." and "I love it!" are not; typed
     casually ("im a nurse") as much as in full."""
     sentence = casual_restored(sentence)
-    if len(sentence) > 240 or sentence.endswith("?") or not _FIRST_PERSON.search(sentence):
+    if len(sentence) > 240 or sentence.endswith("?") or WH_OPENING.match(sentence) \
+            or not _FIRST_PERSON.search(sentence):
         return False
     if len(sentence) >= SHORT_FACT:
         return True

@@ -34,6 +34,9 @@ def test_a_fact_typed_casually_is_said_back_in_full_and_kept_by_analysis():
     # extractive analysis keeps it as it keeps "I'm a nurse at the city hospital."
     assert is_statement("im a nurse at the city hospital")
     assert is_statement("i live in Hilo.")
+    # a question typed without its "?" was kept as a fact of the user's
+    assert not is_statement("whats my dog called")
+    assert not is_statement("what does my wife do for work")
 
 
 def test_two_clauses_joined_by_a_comma_are_told_apart_and_a_phrase_is_not():
