@@ -6,7 +6,10 @@ training messages), beside the hand-written rules it replaced (the baseline, sam
 `--write-weights` fits the router on the real MiniLM model and writes the weights the product
 ships (answer/data/router_weights.npz), stamped with the examples' digest.
 
-    python -m benchmarks.routing [--json] [--heldout FILE] [--write-weights]
+`--casual` scores the held-out messages as typed in a hurry (lower case, no apostrophes, no
+closing "?"): `text.casually_typed`.
+
+    python -m benchmarks.routing [--json] [--heldout FILE] [--casual] [--write-weights]
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ def main() -> None:
     parser = common.base_parser(__doc__ or "")
     parser.add_argument("--heldout", type=Path, default=HELDOUT)
     parser.add_argument("--write-weights", action="store_true")
+    parser.add_argument("--casual", action="store_true", help="held-out messages typed casually")
     args = parser.parse_args()
     emb = common.embedder()
     rows = router.examples()
@@ -83,6 +87,10 @@ def main() -> None:
         router.save(fitted, router.SHIPPED, router.data_hash(rows))
     held = [json.loads(x) for x in args.heldout.read_text(encoding="utf-8").splitlines()
             if x.strip()]
+    if args.casual:
+        from memoryos_core.text import casually_typed
+
+        held = [{**r, "text": casually_typed(r["text"]) or r["text"]} for r in held]
     texts = [r["text"] for r in held]
     probs = fitted.model.probabilities(router.features(np.asarray(emb.embed(texts)), texts))
     decided = [fitted.decide(p) for p in probs]

@@ -247,3 +247,9 @@ def casual_restored(text: str) -> str:
 # called"): never a fact of the user's (extractive analysis kept 2 of 15 such in one chat)
 WH_OPENING = re.compile(r"^\W*(?:what|whats|what's|where|wheres|where's|when|who|whos|who's|"
                         r"whose|which|why|how|hows|how's)\b", re.IGNORECASE)
+
+
+def casually_typed(text: str) -> str:
+    """A message as typed in a hurry on a phone: lower case, no apostrophes ("where's my
+    wife's work?" -> "wheres my wifes work"), no closing question mark or full stop."""
+    return re.sub(r"['’]", "", text.lower()).rstrip(" ?.")

@@ -81,3 +81,18 @@ def test_someone_named_in_lower_case_is_told_of_like_anyone(embedder):
     # a request opens with its verb, whatever the case
     assert courtesy.reply("suggest a dinner for keala", [], grounded.reflect, is_name,
                           told=True) is None
+
+
+@pytest.mark.real_model  # the router reads MiniLM's meaning and the words as typed
+def test_a_question_typed_without_capitals_apostrophes_or_mark_is_routed_to_memory(embedder):
+    from memoryos_core.answer import router
+    from memoryos_core.text import casually_typed
+
+    assert casually_typed("Where's my wife's work?") == "wheres my wifes work"
+    # the router learned before only from messages typed in full sent this one to the model
+    assert router.route(embedder, "where did tomasz and i go for our anniversary").route == \
+        "memory"
+    for text, route in (("what is my husbands job", "memory"), ("hey how are you", "social"),
+                        ("i got a new job at the bakery", "told"),
+                        ("can you write a poem about my cat", "model")):
+        assert router.route(embedder, text).route == route, text
