@@ -245,8 +245,8 @@ def casual_restored(text: str) -> str:
 
 # a sentence opening with a question word asks, even typed without its "?" ("whats my dog
 # called"): never a fact of the user's (extractive analysis kept 2 of 15 such in one chat)
-WH_OPENING = re.compile(r"^\W*(?:what|whats|what's|where|wheres|where's|when|who|whos|who's|"
-                        r"whose|which|why|how|hows|how's)\b", re.IGNORECASE)
+WH_WORDS = "what|whats|what's|where|wheres|where's|when|who|whos|who's|whose|which|why|how|hows|how's"
+WH_OPENING = re.compile(rf"^\W*(?:{WH_WORDS})\b", re.IGNORECASE)
 
 
 def casually_typed(text: str) -> str:

@@ -25,7 +25,7 @@ import numpy as np
 from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
-from ..text import STOP_WORDS, WH_OPENING, casual_restored, sentences, words
+from ..text import STOP_WORDS, WH_WORDS, casual_restored, sentences, words
 from . import courtesy, names, router, slot
 from .lists import list_parts
 from .types import Retrieval
@@ -203,8 +203,8 @@ def _sentences(text: str) -> list[str]:
 
 
 # a sentence opening with a question word asks, even without its "?" ("whats my cats name")
-_QUESTION_OPENING = re.compile(WH_OPENING.pattern[:-3] + r"|do|does|did|can|could|would|will|"
-                               r"is|are|am|was|were|should|shall|have|has)\b", re.IGNORECASE)
+_QUESTION_OPENING = re.compile(rf"^\W*(?:{WH_WORDS}|do|does|did|can|could|would|will|is|are|am|"
+                               r"was|were|should|shall|have|has)\b", re.IGNORECASE)
 
 
 _REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b",
