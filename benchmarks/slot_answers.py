@@ -81,16 +81,19 @@ def chat_questions(chats: list[dict[str, Any]], emb: Any) -> list[Question]:
 
             def record(embedder: Any, question: str, candidates: Any, *args: Any,
                        seen: list[Any] = seen, **kwargs: Any) -> Any:
-                seen.append(list(candidates))  # the answer itself does not matter here
+                seen.append((question, list(candidates)))  # the answer does not matter
                 return slot.Found(None, 0.0, [], [])
 
             for turn in chat["turns"]:
                 seen.clear()
                 with mock.patch.object(slot, "answer", record):
                     engine.chat("newcomer", turn["text"], model=model)
-                if turn["kind"] in ("recall", "unknown") and seen and seen[0]:
-                    out.append(Question(f"{k}-{chat['person']}", turn["text"], seen[0],
-                                        _labels(turn, seen[0]), turn["kind"]))
+                if turn["kind"] in ("recall", "unknown") and seen and seen[0][1]:
+                    # the question as the product weighs it ("And before?" with the one
+                    # before it: answer/followup.py)
+                    asked, candidates = seen[0]
+                    out.append(Question(f"{k}-{chat['person']}", asked, candidates,
+                                        _labels(turn, candidates), turn["kind"]))
             engine.store.close()
     return out
 

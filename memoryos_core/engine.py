@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
-from .answer import modes, retrieval, turn
+from .answer import followup, modes, retrieval, turn
 from .answer.answering import COMPACT_MEMORY_TOKENS, fit_prompt, layout_for
 from .answer.types import ChatResult, Prompt, RetrievalData, Trace
 from .config import EngineConfig
@@ -188,11 +188,12 @@ class MemoryEngine(UserControl, Conversations, Imports):
         False: nothing retrieved (a memory-off chat); `seen`: the short-term rows retrieval
         must not bring back as pages, when more than the prompt shows (an exchange redone)."""
         cap = COMPACT_MEMORY_TOKENS if layout_for(llm) == "compact" else None
-        found = retrieval.retrieve(self.ctx, user_id, text, record=False, now=now,
+        asked = followup.with_previous(text, short_rows, now)  # "And before?" after a question
+        found = retrieval.retrieve(self.ctx, user_id, asked, record=False, now=now,
                                    short_rows=short_rows if seen is None else seen,
                                    budget_cap=cap) if memory else modes.no_memory(text)
         return fit_prompt(self.ctx, user_id, text, found, llm, relationship, style_hint, now,
-                          short_rows=short_rows)
+                          short_rows=short_rows, asked=asked)
 
     def chat(
         self, user_id: str, text: str, *, relationship: str | None = None,

@@ -164,7 +164,7 @@ def fit_prompt(
     ctx: Context, user_id: str, text: str, retrieved: Retrieval, llm: ChatModel,
     relationship: str | None = None, style_hint: str | None = None,
     now: float | None = None, refit: bool = True,
-    short_rows: list[dict[str, Any]] | None = None,
+    short_rows: list[dict[str, Any]] | None = None, asked: str | None = None,
 ) -> Prompt:
     """The messages that fit the model's window, with exactly the memory they hold.
 
@@ -175,13 +175,16 @@ def fit_prompt(
     not changed. `refit` False keeps the given memory as it is (a benchmark's baseline memory
     in the product's layout). `short_rows`: the user's short-term rows when the caller has
     read them this turn. A small model's memory comes retrieved at its compact budget
-    (`retrieve(..., budget_cap=COMPACT_MEMORY_TOKENS)`, as the engine does).
+    (`retrieve(..., budget_cap=COMPACT_MEMORY_TOKENS)`, as the engine does). `asked`: the
+    question as searched and weighed, when not `text` itself (followup.py).
     """
     now = time.time() if now is None else now
     layout = layout_for(llm)
     # the small model writes only small talk and general replies; memory answers memory questions
     rows = exchanges_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
-    planned = grounded.plan(ctx.embedder, retrieved, text, rows) if layout == "compact" else None
+    asked = asked or text
+    planned = grounded.plan(ctx.embedder, retrieved, asked, rows) if layout == "compact" \
+        else None
     with_memory = planned is None or planned.kind == "memory"
     recent = fit_recent(rows, recent_budget(ctx.config))
     window = llm.context_window - ctx.config.answer_max_tokens - 64
@@ -204,7 +207,7 @@ def fit_prompt(
             continue
         block_tokens = count_tokens(memory.memory_block)
         budget = 0 if refits >= MAX_REFITS else max(0, block_tokens - excess - 8 * refits)
-        memory = retrieval.retrieve(ctx, user_id, text, record=False, token_budget=budget,
+        memory = retrieval.retrieve(ctx, user_id, asked, record=False, token_budget=budget,
                                     now=now, short_rows=rows)
         refits += 1
         if budget == 0:
@@ -212,7 +215,7 @@ def fit_prompt(
     plan = None if planned is None else {
         "kind": planned.kind, "built": planned.text or None,
         "evidence": grounded.evidence_view(planned.evidence), "routed": planned.routed,
-        "considered": list(planned.considered)}
+        "considered": list(planned.considered), **({"asked": asked} if asked != text else {})}
     return Prompt(layout=layout, messages=messages, parts=parts, memory=shown,
                   recent_shortened=sum(1 for r in recent if r["shortened"]),
                   fitted=Fitted(window=window, short_term_dropped=dropped,

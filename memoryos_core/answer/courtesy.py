@@ -43,6 +43,8 @@ _NAME_OPENING = r"(?i:my name is|my name's|call me|i'm called|i am called)"
 _NAME_STATED = re.compile(rf"\b{_NAME_OPENING} ([A-Z][\w'-]+)")
 # openings that join a sentence to the talk, not to the fact: "Oh, by the way, speaking of
 # bikes, I just got a new one" is said back as "you just got a new one"
+_EMOJI = r"[\U0001F000-\U0001FAFF\u2600-\u27BF\ufe0f]+"
+_SPEAKER = r"(?:i|i'm|im|i've|we|we're|we've|my|our)\b"
 INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
                            r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also|and)\b"
                            r"[\s,!.]*|speaking of [^,.!?]{1,40},\s*"
@@ -50,7 +52,16 @@ INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|
                            r"|(?:[^\s:,.!?]+\s+){0,2}[^\s:,.!?]+:\s+"
                            # or before a comma, where it announces: "Big news, I got a job"
                            r"|(?:[^\s:,.!?]+\s+){0,2}(?:news|update|change|confession|fact)"
-                           r",\s+)+", re.IGNORECASE)
+                           r",\s+"
+                           # a label set off by a spaced dash or an emoji, or an announcing
+                           # word alone, where the statement after it opens with its speaker:
+                           # "quick update - we moved", "NEWS 🎉 we moved", "big change I left"
+                           rf"|(?:[^\s:,.!?]+\s+){{0,2}}(?:[^\s:,.!?]+\s+[-\u2013\u2014]|"
+                           rf"[^\s:,.!?]*[^\s:,.!?\U0001F000-\U0001FAFF\u2600-\u27BF]\s*"
+                           rf"{_EMOJI}|(?:news|update|change|question|confession))[\s!.,]*"
+                           rf"(?={_SPEAKER})"
+                           r"|(?:hello|hi|hiya)(?:\s+there)?\b[\s,!.]+(?=\w)"  # "hello, I have a shop"
+                           r")+", re.IGNORECASE)
 # a sentence that tells a fact of the user's life opens with them as its subject
 _FIRST_PERSON_OPENING = re.compile(r"^(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b",
                                    re.IGNORECASE)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kinship
 from ..llm import Embedder
 from ..memory import attributes, fact_kinds
 from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
@@ -71,14 +72,18 @@ def _head(question: str) -> list[str]:
 
 
 def head_terms(question: str, candidates: Sequence[Candidate]) -> set[str]:
-    """The asked head's stem and the names the candidates give it in apposition ("my husband
-    Chidi", "our dog, Bruno", "my sister is called Ana"), so "Chidi is a pilot" answers "What
-    does my husband do?"."""
+    """The asked head's stem (with the words of a relation it covers) and the names the
+    candidates give it in apposition ("my husband Chidi", "our dog, Bruno", "my sister is
+    called Ana"), so "Chidi is a pilot" answers "What does my husband do?"."""
     head = _head(question)
     if not head:
         return set()
-    return {stem(head[0])} | {stem(n) for n in given_names(head[0], (c.sentence for c in
-                                                                     candidates))}
+    told = [c.sentence for c in candidates]
+    # a relation is named by any word of it or of a narrower one ("my sibling" by "my
+    # brother Kenta", kinship.py)
+    return {stem(head[0])} | kinship.covered(head[0]) | {
+        stem(n) for word in (head[0], *kinship.kin_words(head[0]))
+        for n in given_names(word, told)}
 
 
 def met(term: str, said: set[str]) -> bool:

@@ -16,12 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import kinship
 from ..text import without_possessive, words
 
 # (single-valued, descriptions): a single-valued attribute holds one value at a time, so a new
 # value replaces the old; a person has many pets, so a pet is replaced only when told so
 ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
     "home": (True, ("I live in a city.", "I moved to another city.",
+                    "We live in a city.", "We moved to another city.",
                     "We moved into a new flat.", "My home is in this town.",
                     "She lives in a town.", "They moved to a new house.", "Where do I live?")),
     "job": (True, ("I work as an engineer.", "My job is at a company.", "I got a new job.",
@@ -54,7 +56,7 @@ RELATIONS = frozenset(
     grandpa grandfather grandparents niece nephew neighbour neighbor boss colleague coworker
     roommate flatmate team""".split())
 PARTNERS = frozenset("partner boyfriend girlfriend wife husband fiance fiancé fiancee fiancée"
-                     " spouse".split())
+                     " spouse hubby wifey bf gf".split())
 _SELF = frozenset({"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "me", "user"})
 _OWNER = frozenset({"my", "our", "user's"})
 # a pet, a child: replaced only when the statement says the old one is gone
@@ -103,10 +105,20 @@ def holder(text: str, attribute: str) -> str:
         if word in _SELF:
             return "self"
         if word in _OWNER:
-            for nxt in said[i + 1: i + 4]:
+            for k, nxt in enumerate(said[i + 1: i + 4]):
                 nxt = without_possessive(nxt)  # "my sister's name": the sister's
-                if nxt in RELATIONS or (nxt in PARTNERS and attribute != "partner"):
-                    return nxt.rstrip("s") if nxt not in ("parents", "kids") else nxt
+                if nxt == "half":  # "my other half", not "my half brother"
+                    if said[i + k: i + k + 1] != ["other"]:
+                        continue
+                    nxt = "partner"
+                if nxt in PARTNERS:
+                    if attribute != "partner":
+                        return kinship.relation(nxt) or nxt
+                    continue
+                if nxt in RELATIONS or kinship.relation(nxt) is not None:
+                    # one name per relation: "my mum" and "my mother" are one holder
+                    return kinship.relation(nxt) or (nxt[:-1] if nxt.endswith("s") and
+                                                     not nxt.endswith("ss") else nxt)
             return "self"
     return "self"
 

@@ -96,3 +96,16 @@ def test_a_question_typed_without_capitals_apostrophes_or_mark_is_routed_to_memo
                         ("i got a new job at the bakery", "told"),
                         ("can you write a poem about my cat", "model")):
         assert router.route(embedder, text).route == route, text
+
+
+def test_a_label_before_the_statement_is_not_said_back():
+    # said back before as "you told me that NEWS 🎉📦 you moved out of Bologna"
+    for typed, told in (("NEWS 🎉📦 we moved out of Bologna!!", "you moved out of Bologna"),
+                        ("quick update - we moved to Porto", "you moved to Porto"),
+                        ("big change I left the paper mill", "you left the paper mill"),
+                        ("hello, I have a small tailor shop", "you have a small tailor shop")):
+        said = grounded.said_back(grounded.Evidence(typed, 1, None, None, 1.0, 0))
+        assert said.startswith(f"You told me that {told}"), said
+    # a name with its emoji, a dash after the statement, a greeting alone: kept as typed
+    for kept in ("My dog Biscuit 🐶 is sick", "I moved to York - any good pubs?", "hi"):
+        assert courtesy.INTERJECTION.sub("", kept) == kept

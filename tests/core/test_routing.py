@@ -152,7 +152,7 @@ def test_whose_attribute_a_possessive_question_asks_is_the_relation_it_names():
 
     # "my sister's name" is no attribute of the user: "I moved…" was offered for it
     assert holder("What is my sister's name?", "home") == "sister"
-    assert holder("where do my parents' friends live", "home") == "parents"
+    assert holder("where do my parents' friends live", "home") == "parent"
     assert holder("What's my partner's job?", "job") == "partner"
     assert holder("Where do I live now?", "home") == "self"
 

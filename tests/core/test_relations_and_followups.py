@@ -1,0 +1,69 @@
+"""A relation asked in another word than it was told ("sibling" for "brother", "mum" for
+"mother"), and a follow-up that names nothing ("And before?"), are understood."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryos_core import kinship
+from memoryos_core.answer import followup, slot
+from memoryos_core.memory import attributes
+from tests.core.test_routing import _new_user_chat
+
+
+def test_a_wider_or_casual_relation_word_covers_the_told_one_and_nothing_else():
+    assert {"brother", "sister"} <= kinship.covered("siblings")
+    assert {"grandson", "granddaughter"} <= kinship.covered("grandchild")
+    assert {"husband", "boyfriend"} <= kinship.covered("partner")
+    assert "mother" in kinship.covered("mum") and "mum" in kinship.covered("mother")
+    assert "brother" not in kinship.covered("cousin") and kinship.covered("dog") == frozenset()
+    # a narrower word does not cover a wider one: "my brother" is not any sibling
+    assert "sister" not in kinship.covered("brother")
+    told = [slot.Candidate("My brother Kenta is a QA tester.", 1, None, None)]
+    assert slot.names(slot.head_terms("What does my sibling do?", told), told[0].sentence)
+    assert not slot.names(slot.head_terms("What does my sister do?", told), told[0].sentence)
+
+
+def test_whose_fact_it_is_does_not_hang_on_the_word_chosen():
+    # "my mum" and "my mother" are one person; the boss is no "bo"
+    assert attributes.holder("my mum lives in Leeds", "home") == \
+        attributes.holder("Where does my mother live?", "home") == "mother"
+    assert attributes.holder("My boss drives a BMW", "car") == "boss"
+    # a relation missing from the old list was taken for the user: the grandson's job
+    assert attributes.holder("What is my grandson's job?", "job") == "grandson"
+    assert attributes.holder("my other half works as a nurse", "job") == "partner"
+    assert attributes.holder("my half brother lives in Rome", "home") == "brother"
+
+
+def _rows(*pairs: tuple[str, str], ts: float = 1000.0) -> list[dict[str, object]]:
+    return [{"user_text": u, "assistant_text": a, "ts": ts} for u, a in pairs]
+
+
+def test_a_follow_up_naming_nothing_is_read_with_the_memory_question_before_it():
+    asked = _rows(("Where do we live now?", "You told me earlier today that you live in Modena."))
+    assert followup.with_previous("and before? 🤔", asked, now=1010.0) == \
+        "Where do we live now? and before? 🤔"
+    assert followup.with_previous("What did I do before that?", asked, now=1010.0) == \
+        "Where do we live now? What did I do before that?"
+    # a question of its own, a name asked, a follow-up of small talk, or hours later: as typed
+    for text in ("What's my sister's job?", "What's my name?", "thanks!"):
+        assert followup.with_previous(text, asked, now=1010.0) == text
+    chatted = _rows(("How are you?", "I'm well, thanks!"))
+    assert followup.with_previous("and before?", chatted, now=1010.0) == "and before?"
+    assert followup.with_previous("and before?", asked, now=1000.0 + 3 * 3600) == "and before?"
+    assert followup.with_previous("and before?", [], now=1010.0) == "and before?"
+
+
+@pytest.mark.real_model  # the router and the slot model read MiniLM's meaning
+def test_a_newcomer_asking_in_other_words_and_following_up_is_answered(make_engine):
+    engine, model, say = _new_user_chat(make_engine)
+    say("I worked in a bank in Lisbon for ten years.")
+    say("Now I teach yoga at a studio in Porto.")
+    say("My brother Kenta is a QA tester at a game company.")
+    assert "QA tester" in say("What does my sibling do for a living?")
+    say("I live in Bologna, near the old town.")
+    say("I moved to Modena last month.")
+    now = say("Where do I live now?")
+    assert "Modena" in now
+    before = say("and before?")
+    assert "Bologna" in before and "I don't remember" not in before
