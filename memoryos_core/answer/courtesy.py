@@ -49,10 +49,13 @@ INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|
                            r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also|and)\b"
                            r"[\s,!.]*|speaking of [^,.!?]{1,40},\s*"
                            # a short label before a colon: "Big news actually: we moved…"
-                           r"|(?:[^\s:,.!?]+\s+){0,2}[^\s:,.!?]+:\s+"
+                           r"|(?:[^\s:,.!?]+\s+){0,3}[^\s:,.!?]+:\s+"
                            # or before a comma, where it announces: "Big news, I got a job"
                            r"|(?:[^\s:,.!?]+\s+){0,2}(?:news|update|change|confession|fact)"
                            r",\s+"
+                           # or is a known aside: "heads up, I'm allergic", "fyi I'm…"
+                           r"|(?:heads up|fyi|just so you know|for the record|please note|"
+                           r"please remember)\b[\s,:!.-]*|(?:remember|reminder|note)[,:]\s*"
                            # a label set off by a spaced dash or an emoji, or an announcing
                            # word alone, where the statement after it opens with its speaker:
                            # "quick update - we moved", "NEWS 🎉 we moved", "big change I left"

@@ -23,7 +23,6 @@ from ..text import without_possessive, words
 # value replaces the old; a person has many pets, so a pet is replaced only when told so
 ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
     "home": (True, ("I live in a city.", "I moved to another city.",
-                    "We live in a city.", "We moved to another city.",
                     "We moved into a new flat.", "My home is in this town.",
                     "She lives in a town.", "They moved to a new house.", "Where do I live?")),
     "job": (True, ("I work as an engineer.", "My job is at a company.", "I got a new job.",
@@ -33,8 +32,10 @@ ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
     "partner": (True, ("My partner and I are together.", "I am dating someone.",
                        "My girlfriend or boyfriend.", "I married my wife or husband.",
                        "I broke up with my partner.", "Who am I seeing?")),
+    # how one gets around, as the learned fact kind "commute" (memory/fact_kinds.py)
     "car": (True, ("I drive a car.", "I bought a new car.", "My car is a sedan.",
-                   "He drives a car.", "What car do I drive?")),
+                   "He drives a car.", "What car do I drive?",
+                   "I commute to work by bus or bike.", "How do I get to work?")),
     "phone": (True, ("My phone is a smartphone.", "I got a new phone.",
                      "What phone do I have?")),
     "school": (True, ("I study at a university.", "I am a student at a college.",
@@ -42,6 +43,9 @@ ATTRIBUTES: dict[str, tuple[bool, tuple[str, ...]]] = {
                       "I am studying for a degree.", "Where do I study?")),
     "pet": (False, ("I have a pet dog.", "We adopted a cat.", "My pet is a rabbit.",
                     "What pet do I have?")),
+    # what one must not or does not eat: an allergy, an intolerance, a diet (many hold)
+    "diet": (False, ("I am allergic to a food.", "I can't eat gluten or dairy.",
+                     "I am vegetarian and don't eat meat.")),
     "age": (True, ("I am thirty years old.", "I turned forty on my birthday.",
                    "My child is five years old.", "How old am I?")),
 }

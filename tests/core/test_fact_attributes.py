@@ -115,3 +115,36 @@ def test_what_someone_does_asks_their_job_and_what_they_do_on_sunday_does_not(em
     for question in ("What do we do on Sunday?", "What does my dog do when I'm out?",
                      "What do my kids do after school?"):
         assert "job" not in asked(question), question
+
+
+@pytest.mark.real_model  # the attributes' cosines are MiniLM's
+def test_what_one_must_not_eat_and_how_one_gets_around_are_attributes(embedder):
+    import numpy as np
+
+    from memoryos_core.memory import attributes
+
+    def classed(text: str) -> set[str]:
+        return set(attributes.classify(np.asarray(embedder.embed([text])[0]), embedder))
+
+    # "What must I avoid eating?" found no tie to "I'm allergic to shellfish"
+    for text in ("btw im allergic to shellfish", "I'm lactose intolerant.",
+                 "What must I avoid eating?", "Is there any food I have to be careful with?"):
+        assert classed(text) == {"diet"}, text
+    for text in ("I love sushi.", "My favourite food is lasagne.", "I made pasta for dinner."):
+        assert "diet" not in classed(text), text
+    assert not attributes.single_valued("diet")  # an allergy and a diet both hold
+    # the commute is the car's attribute, as the learned fact kind "commute" has it
+    for text in ("I commute by e-bike and ferry.", "How do I get to work?", "how do i commute"):
+        assert classed(text) == {"car"}, text
+
+
+@pytest.mark.real_model  # the slot model reads MiniLM's meaning
+def test_how_one_gets_to_work_is_answered_with_the_commute_told(make_engine):
+    from tests.core.test_routing import _new_user_chat
+
+    engine, model, say = _new_user_chat(make_engine)
+    say("I'm Ingrid, I work at the marine institute in Bergen.")
+    say("Hobby: cross-country skiing.")
+    say("I commute by e-bike and ferry.")
+    # "I don't remember" before: the question shares no word with the commute
+    assert "e-bike" in say("How do I get to work?")
