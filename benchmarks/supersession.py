@@ -145,6 +145,23 @@ def classifier_scores(emb: Any) -> dict[str, Any]:
             "recall": round(right / labelled, 3), "wrong": wrong}
 
 
+def attributes_on_kinds(emb: Any) -> dict[str, Any]:
+    """The attribute classifier (every near attribute) scored on the fact kinds' labelled
+    sentences (memory/labelled/fact_kinds.tsv; "commute" is the car's attribute, a kind with
+    no attribute, or none, must get none)."""
+    from memoryos_core.memory import attributes, fact_kinds, learned
+
+    rows = learned.read(fact_kinds.DATA)
+    gold = [{"commute": "car"}.get(label, label) for label, _ in rows]
+    got = attributes.classify_many(emb.embed([text for _, text in rows]), emb)
+    right = sum(g in found for g, found in zip(gold, got, strict=True))
+    said = sum(len(found) for found in got)
+    held = sum(g in attributes.ATTRIBUTES for g in gold)
+    return {"sentences": len(rows), "with_attribute": held,
+            "precision": round(right / said, 3) if said else None,
+            "recall": round(right / held, 3) if held else None}
+
+
 def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) -> dict[str, Any]:
     """Supersessions per conversation (each rule; the old rule per bound), their pairs, and
     precision and recall of both rules on the written pairs."""
@@ -191,6 +208,7 @@ def run(paths: list[str] | None = None, bound: float = 0.55, emb: Any = None) ->
     result["written_pairs"] = written
     result["sequences"] = sequences(emb, merge, bound)
     result["classifier"] = classifier_scores(emb)
+    result["classifier_on_kinds"] = attributes_on_kinds(emb)
     from memoryos_core.memory import fact_kinds, learned
 
     result["kinds"] = None  # the kinds of fact are not measured for this embedder (hashing)
@@ -265,6 +283,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     c = result["classifier"]
     print(f"attribute classifier: precision {c['precision']} recall {c['recall']} on"
           f" {c['statements']} statements ({c['labelled']} with an attribute)")
+    c = result["classifier_on_kinds"]
+    print(f"attribute classifier on the fact kinds' sentences: precision {c['precision']}"
+          f" recall {c['recall']} on {c['sentences']} ({c['with_attribute']} with an attribute)")
     return result
 
 
