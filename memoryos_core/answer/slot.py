@@ -20,9 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import kinship
 from ..llm import Embedder
-from ..memory import attributes, fact_kinds
+from ..memory import attributes, fact_kinds, kinship
 from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
 from .aliases import given_names
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name

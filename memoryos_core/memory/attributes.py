@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import kinship
 from ..text import without_possessive, words
+from . import kinship
 
 # (single-valued, descriptions): a single-valued attribute holds one value at a time, so a new
 # value replaces the old; a person has many pets, so a pet is replaced only when told so

@@ -158,6 +158,7 @@ def test_greetings_facts_told_and_what_memory_knows_are_answered_without_the_mod
     assert len(model.calls) == 1  # only the request reached the small model
 
 
+@pytest.mark.real_model  # the router reads "What is the capital of France?" by MiniLM's meaning
 def test_small_talk_is_the_small_models_and_it_sees_no_memory(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
     _chat_with_facts(engine, ["My physiotherapist is called Dr. Okafor, she fixed my knee."])

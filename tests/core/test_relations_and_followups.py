@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from memoryos_core import kinship
 from memoryos_core.answer import followup, slot
-from memoryos_core.memory import attributes
+from memoryos_core.memory import attributes, kinship
 from tests.core.test_routing import _new_user_chat
 
 

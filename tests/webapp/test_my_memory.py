@@ -223,6 +223,7 @@ def test_mcp_search_memory_and_forget_exchange(server):  # noqa: F811 - the fixt
     assert seen["again"].is_error and "no page" in seen["again"].content[0].text
 
 
+@pytest.mark.real_model  # "marathon" is related to "jogging" by MiniLM's meaning only
 def test_a_word_found_nowhere_lists_its_neighbours_apart_as_related_by_meaning(client, user,
                                                                                engine):
     # issue 47: "meaning (0.37)" hits looked like matches of a word that is nowhere in memory

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 
-from .text import stem
+from ..text import stem
 
 # each name with the words of the same relation (spellings, informal forms)
 _GROUPS = (
