@@ -106,7 +106,8 @@ _MAKES_A_CLAUSE = frozenset("i i'm i've i'd i'll we we're we've he she they it y
 def _shared_subject(before: str) -> bool:
     """Whether the words before an "and I" name someone who shares the subject with the
     user: a few words after the last comma, none of them a verb or a subject."""
-    said = words(re.split(r"[,;:]", before)[-1])
+    # a label before them is no part of it: "quick update - my partner Eetu and I moved"
+    said = words(re.split(r"[,;:]|\s[-\u2013\u2014]\s", INTERJECTION.sub("", before.strip()))[-1])
     return 0 < len(said) <= 3 and not any(w.replace("’", "'") in _MAKES_A_CLAUSE
                                           or w.endswith("'s") for w in said)
 

@@ -106,6 +106,10 @@ def test_a_label_before_the_statement_is_not_said_back():
                         ("hello, I have a small tailor shop", "you have a small tailor shop")):
         said = grounded.said_back(grounded.Evidence(typed, 1, None, None, 1.0, 0))
         assert said.startswith(f"You told me that {told}"), said
+    # "my partner Eetu and I" stays one subject behind a label ("Got it: your partner Eetu;
+    # you just moved…" before)
+    assert courtesy.clauses("quick update - my partner Eetu and I just moved to Helsinki") == \
+        ["quick update - my partner Eetu and I just moved to Helsinki"]
     # a name with its emoji, a dash after the statement, a greeting alone: kept as typed
     for kept in ("My dog Biscuit 🐶 is sick", "I moved to York - any good pubs?", "hi"):
         assert courtesy.INTERJECTION.sub("", kept) == kept
