@@ -2,7 +2,7 @@
 
 "Where do we live now?" answered, then "And before?": the second message has no word of
 meaning, so neither search nor the slot model can tell what it asks (the newcomer chats' dev
-set: 10 such follow-ups, each answered "I don't remember" or with an unrelated sentence). A
+set holds 11 such follow-ups; 8 were answered "I don't remember" or with another sentence). A
 person reads it as the same question about another time, and so does this: the question is
 searched and weighed as the one before it followed by it ("Where do we live now? And
 before?"); the message itself, shown and stored, is unchanged.

@@ -3,10 +3,11 @@
 "What's my sibling's job?" is answered by "My brother Kenta is a QA tester", "my older
 grandchild" by "my grandson Tatenda", "my other half" or "my bf" by "my husband" or "my
 boyfriend": a question names a relation in another word than it was told, often a wider one
-("sibling", "kid", "partner") or a casual one ("mum", "bro", "hubby"). The word vectors place
-"sibling" near "brother" but no nearer than "cousin", and literal matching (`slot.met`) sees
-no tie at all. The table is the language's kinship terms, not a list fitted to questions:
-a word covers itself, its other spellings and informal forms, and every narrower relation.
+("sibling", "kid", "partner") or a casual one ("mum", "bro", "hubby"). MiniLM's word vectors
+place "sibling" nearer "cousin" (0.65) than "brother" (0.53), and "partner" as near
+"colleague" (0.58) as "husband" (0.60); literal matching (`slot.met`) sees no tie at all.
+The table is the language's kinship terms, not a list fitted to questions: a word covers
+itself, its other spellings and informal forms, and every narrower relation.
 """
 
 from __future__ import annotations
@@ -95,6 +96,3 @@ def relation(word: str) -> str | None:
     if not names:
         return None
     return _FIRST.get(frozenset(names), next(iter(names)))
-
-
-RELATION_WORDS = _KNOWN  # every word the table knows
