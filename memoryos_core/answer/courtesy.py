@@ -49,7 +49,8 @@ INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|
                            r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also|and)\b"
                            r"[\s,!.]*|speaking of [^,.!?]{1,40},\s*"
                            # a short label before a colon: "Big news actually: we moved…"
-                           r"|(?:[^\s:,.!?]+\s+){0,3}[^\s:,.!?]+:\s+"
+                           # (not the statement's own opening: "we got 3 pets: a corgi…")
+                           rf"|(?!{_SPEAKER})(?:[^\s:,.!?]+\s+){{0,3}}[^\s:,.!?]+:\s+"
                            # or before a comma, where it announces: "Big news, I got a job"
                            r"|(?:[^\s:,.!?]+\s+){0,2}(?:news|update|change|confession|fact)"
                            r",\s+"
@@ -59,11 +60,12 @@ INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|
                            # a label set off by a spaced dash or an emoji, or an announcing
                            # word alone, where the statement after it opens with its speaker:
                            # "quick update - we moved", "NEWS 🎉 we moved", "big change I left"
-                           rf"|(?:[^\s:,.!?]+\s+){{0,2}}(?:[^\s:,.!?]+\s+[-\u2013\u2014]|"
+                           rf"|(?!{_SPEAKER})(?:[^\s:,.!?]+\s+){{0,2}}(?:[^\s:,.!?]+\s+[-\u2013\u2014]|"
                            rf"[^\s:,.!?]*[^\s:,.!?\U0001F000-\U0001FAFF\u2600-\u27BF]\s*"
                            rf"{_EMOJI}|(?:news|update|change|question|confession))[\s!.,]*"
                            rf"(?={_SPEAKER})"
-                           r"|(?:hello|hi|hiya)(?:\s+there)?\b[\s,!.]+(?=\w)"  # "hello, I have a shop"
+                           # "hello, I have a shop"
+                           r"|(?:hello|hi|hiya)(?:\s+there)?\b[\s,!.]+(?=\w)"
                            r")+", re.IGNORECASE)
 # a sentence that tells a fact of the user's life opens with them as its subject
 _FIRST_PERSON_OPENING = re.compile(r"^(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b",

@@ -111,5 +111,6 @@ def test_a_label_before_the_statement_is_not_said_back():
     assert courtesy.clauses("quick update - my partner Eetu and I just moved to Helsinki") == \
         ["quick update - my partner Eetu and I just moved to Helsinki"]
     # a name with its emoji, a dash after the statement, a greeting alone: kept as typed
-    for kept in ("My dog Biscuit 🐶 is sick", "I moved to York - any good pubs?", "hi"):
+    for kept in ("My dog Biscuit 🐶 is sick", "I moved to York - any good pubs?", "hi",
+                 "we got 3 pets: a corgi named waffles and a cat"):  # its own opening
         assert courtesy.INTERJECTION.sub("", kept) == kept
