@@ -26,11 +26,12 @@ def owned_nouns(question: str) -> list[str]:
     return [noun for noun in owned(question, named=False) if noun.isalpha()]
 
 
-def _patterns(noun: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _patterns(nouns: Sequence[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """"husband Chidi", "husband, Chidi", "dog called Zuri", "sister is named Ana"; and
-    "Chidi, my husband", "Chidi is my husband"."""
+    "Chidi, my husband", "Chidi is my husband" (for any of the nouns)."""
     # "whats my brothers name" (no apostrophe) asks of the brother named "my brother Daichi"
-    n = re.escape(noun[:-1]) + "s?" if noun.endswith("s") and len(noun) > 3 else re.escape(noun)
+    n = "(?:" + "|".join(re.escape(noun[:-1]) + "s?" if noun.endswith("s") and len(noun) > 3
+                         else re.escape(noun) for noun in nouns) + ")"
     after = re.compile(rf"\b{n}(?:'s|’s)?,?\s+(?:is\s+(?:called|named)\s+|called\s+|named\s+)?"
                        r"([A-Z][\w'-]+)", re.IGNORECASE)
     # "Chidi, my husband, …" closes its apposition: "Yesterday, my husband cooked" names no one
@@ -39,10 +40,12 @@ def _patterns(noun: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return after, before
 
 
-def given_names(noun: str, texts: Iterable[str]) -> list[str]:
-    """The names the texts give `noun` (lower-cased, most often given first): a capitalised
-    word in apposition (in a text all in lower case "my husband works" names no one)."""
-    after, before = _patterns(noun)
+def given_names(noun: str | Sequence[str], texts: Iterable[str]) -> list[str]:
+    """The names the texts give `noun`, or any of several nouns (lower-cased, most often
+    given first): a capitalised word in apposition (in a text all in lower case "my husband
+    works" names no one)."""
+    nouns = (noun,) if isinstance(noun, str) else tuple(noun)
+    after, before = _patterns(nouns)
     counts: dict[str, int] = {}
     for text in texts:
         for pattern in (after, before):
@@ -50,7 +53,7 @@ def given_names(noun: str, texts: Iterable[str]) -> list[str]:
                 name = found.group(1)
                 low = name.lower()
                 if name[0].isupper() and low not in STOP_WORDS \
-                        and low != noun and low not in _OWNERS:
+                        and low not in nouns and low not in _OWNERS:
                     counts[low] = counts.get(low, 0) + 1
     return sorted(counts, key=lambda n: -counts[n])
 

@@ -43,7 +43,8 @@ _NAME_OPENING = r"(?i:my name is|my name's|call me|i'm called|i am called)"
 _NAME_STATED = re.compile(rf"\b{_NAME_OPENING} ([A-Z][\w'-]+)")
 # openings that join a sentence to the talk, not to the fact: "Oh, by the way, speaking of
 # bikes, I just got a new one" is said back as "you just got a new one"
-_EMOJI = r"[\U0001F000-\U0001FAFF\u2600-\u27BF\ufe0f]+"
+EMOJI_CHARS = r"\U0001F000-\U0001FAFF\u2600-\u27BF"  # pictographs and symbols, for [...]
+_EMOJI = rf"[{EMOJI_CHARS}\ufe0f]+"
 _SPEAKER = r"(?:i|i'm|im|i've|we|we're|we've|my|our)\b"
 INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
                            r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also|and)\b"
@@ -61,7 +62,7 @@ INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|
                            # word alone, where the statement after it opens with its speaker:
                            # "quick update - we moved", "NEWS 🎉 we moved", "big change I left"
                            rf"|(?!{_SPEAKER})(?:[^\s:,.!?]+\s+){{0,2}}(?:[^\s:,.!?]+\s+[-\u2013\u2014]|"
-                           rf"[^\s:,.!?]*[^\s:,.!?\U0001F000-\U0001FAFF\u2600-\u27BF]\s*"
+                           rf"[^\s:,.!?]*[^\s:,.!?{EMOJI_CHARS}]\s*"
                            rf"{_EMOJI}|(?:news|update|change|question|confession))[\s!.,]*"
                            rf"(?={_SPEAKER})"
                            # "hello, I have a shop"

@@ -218,7 +218,7 @@ def asks(sentence: str) -> bool:
 
 # where a statement ends and the question after it begins inside one sentence: an emoji, a
 # dash or a colon, or a comma before a question word ("we have a dog, Chispa, how do we…?")
-_BREAK = re.compile(r"\s*(?:[\U0001F000-\U0001FAFF\u2600-\u27BF]+\ufe0f?|\s[-\u2013\u2014]\s|:)\s*"
+_BREAK = re.compile(rf"\s*(?:[{courtesy.EMOJI_CHARS}]+\ufe0f?|\s[-\u2013\u2014]\s|:)\s*"
                     r"|,\s+(?=(?:what|whats|what's|where|when|who|which|why|how|can|could|"
                     r"would|should|do|does|did|is|are|any)\b)", re.IGNORECASE)
 

@@ -81,8 +81,7 @@ def head_terms(question: str, candidates: Sequence[Candidate]) -> set[str]:
     # a relation is named by any word of it or of a narrower one ("my sibling" by "my
     # brother Kenta", kinship.py)
     return {stem(head[0])} | kinship.covered(head[0]) | {
-        stem(n) for word in (head[0], *kinship.kin_words(head[0]))
-        for n in given_names(word, told)}
+        stem(n) for n in given_names((head[0], *kinship.kin_words(head[0])), told)}
 
 
 def met(term: str, said: set[str]) -> bool:

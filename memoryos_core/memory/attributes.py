@@ -54,13 +54,11 @@ ATTRIBUTE_MARGIN = 0.05  # ... ahead of every other attribute's
 
 # whose attribute a statement names: "my sister", "our son" (a partner word is a holder
 # unless the attribute is the partner itself: "my wife works as a teacher")
+# (family words are kinship.py's; these are the other people one names as one's own)
 RELATIONS = frozenset(
-    """sister sisters brother brothers mum mom mother dad father parents son sons daughter
-    daughters kid kids child children friend friends cousin aunt uncle grandma grandmother
-    grandpa grandfather grandparents niece nephew neighbour neighbor boss colleague coworker
+    """friend friends cousin aunt uncle niece nephew neighbour neighbor boss colleague coworker
     roommate flatmate team""".split())
-PARTNERS = frozenset("partner boyfriend girlfriend wife husband fiance fiancé fiancee fiancée"
-                     " spouse hubby wifey bf gf".split())
+PARTNERS = frozenset(kinship.kin_words("partner")) - {"half"}  # "half" only after "other"
 _SELF = frozenset({"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "me", "user"})
 _OWNER = frozenset({"my", "our", "user's"})
 # a pet, a child: replaced only when the statement says the old one is gone
@@ -115,14 +113,16 @@ def holder(text: str, attribute: str) -> str:
                     if said[i + k: i + k + 1] != ["other"]:
                         continue
                     nxt = "partner"
+                # one name per relation: "my mum" and "my mother" are one holder
+                relation = kinship.relation(nxt)
                 if nxt in PARTNERS:
                     if attribute != "partner":
-                        return kinship.relation(nxt) or nxt
+                        return relation or nxt
                     continue
-                if nxt in RELATIONS or kinship.relation(nxt) is not None:
-                    # one name per relation: "my mum" and "my mother" are one holder
-                    return kinship.relation(nxt) or (nxt[:-1] if nxt.endswith("s") and
-                                                     not nxt.endswith("ss") else nxt)
+                if relation is not None:
+                    return relation
+                if nxt in RELATIONS:
+                    return nxt[:-1] if nxt.endswith("s") and not nxt.endswith("ss") else nxt
             return "self"
     return "self"
 
