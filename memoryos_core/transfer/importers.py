@@ -171,7 +171,8 @@ def locomo_sessions(conv: dict[str, Any]) -> list[tuple[int, list[dict[str, Any]
 
 
 def parse_locomo(doc: Any, speaker: str | None, select: str | None = None) -> list[Item]:
-    """A LoCoMo conversation: the chosen speaker is the user, the other the assistant."""
+    """A LoCoMo conversation: the chosen speaker is the user, the other the assistant; each
+    side's consecutive turns are one exchange."""
     if isinstance(doc, list):
         wanted = [d for d in doc if isinstance(d, dict) and (select is None
                                                              or d.get("sample_id") == select)]
@@ -190,7 +191,7 @@ def parse_locomo(doc: Any, speaker: str | None, select: str | None = None) -> li
     items: list[Item] = []
     for number, turns, date_text in locomo_sessions(conv):
         start = locomo_time(date_text, f"session_{number}_date_time")
-        pending: Item | None = None
+        current: Item | None = None  # the exchange being read: the user's turn, its reply
         for k, turn in enumerate(turns):
             where = f"session_{number}[{k}]"
             if not isinstance(turn, dict):
@@ -209,19 +210,23 @@ def parse_locomo(doc: Any, speaker: str | None, select: str | None = None) -> li
             if not text.strip():
                 items.append(Item("", "", ts, where, ref, skip="the turn has no text"))
                 continue
+            # a person's messages before the other answers are one turn, as the chat exports
+            # read them: "hey" then "guess what, I got the job" is one exchange, and so are
+            # the replies sent in a row
+            if who == me and (current is None or current.assistant):
+                if current is not None:
+                    items.append(current)
+                current = Item(text, "", ts, where, ref)
+                continue
+            if current is None:  # the other speaks first
+                current = Item("", "", ts, where, "")
             if who == me:
-                if pending is not None:
-                    items.append(pending)
-                pending = Item(text, "", ts, where, ref)
+                current.user = f"{current.user}\n{text}"
             else:
-                if pending is None:
-                    pending = Item("", "", ts, where, "")
-                pending.assistant = (pending.assistant + " " + text).strip()
-                pending.ref = ",".join(r for r in (pending.ref, ref) if r)
-                items.append(pending)
-                pending = None
-        if pending is not None:
-            items.append(pending)
+                current.assistant = (current.assistant + " " + text).strip()
+            current.ref = ",".join(r for r in (current.ref, ref) if r)
+        if current is not None:
+            items.append(current)
     return items
 
 

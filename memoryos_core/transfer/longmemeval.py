@@ -68,8 +68,8 @@ def sessions(question: dict[str, Any]) -> list[tuple[int, list[Any], float]]:
 def parse_longmemeval(doc: Any, select: str | None = None) -> list[Item]:
     """One question's history: a user turn and the assistant turn after it make one exchange.
 
-    A session opened by the assistant gives an exchange with an empty user side; two user turns
-    in a row give an exchange with an empty assistant side; consecutive assistant turns join.
+    A session opened by the assistant gives an exchange with an empty user side; user turns in a
+    row join, and so do assistant turns in a row.
     Refs are 'D<session>:<turn>' (1-based, the file's order), so evidence turns map to exchanges.
     """
     items: list[Item] = []
@@ -92,7 +92,11 @@ def parse_longmemeval(doc: Any, select: str | None = None) -> list[Item]:
             if not text:
                 session_items.append(Item("", "", ts, where, ref, skip="the turn has no text"))
                 continue
-            if role == "user":
+            if role == "user" and pending is not None and pending.user and not pending.assistant:
+                # user turns in a row are one turn, as the chat exports read them
+                pending.user = f"{pending.user}\n{text}"
+                pending.ref = f"{pending.ref},{ref}"
+            elif role == "user":
                 if pending is not None:
                     session_items.append(pending)
                     ts += EXCHANGE_STEP

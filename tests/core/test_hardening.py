@@ -110,6 +110,21 @@ def test_locomo_turns_without_text_or_with_a_third_speaker_are_listed_skips(engi
     assert texts == [("I bake bread.", "Sourdough?"), ("Rye this time.", "Nice.")]
 
 
+def test_locomo_messages_sent_in_a_row_are_one_exchange(engine):
+    turns = [{"speaker": "Ann", "dia_id": "D1:1", "text": "hey"},
+             {"speaker": "Ann", "dia_id": "D1:2", "text": "guess what, I got the bakery job"},
+             {"speaker": "Bo", "dia_id": "D1:3", "text": "Congrats!"},
+             {"speaker": "Bo", "dia_id": "D1:4", "text": "When do you start?"},
+             {"speaker": "Ann", "dia_id": "D1:5", "text": "Monday"}]
+    report = engine.import_dialogue("u1", _locomo(turns))
+    assert report["imported"] == 2
+    texts = [(e["user"], e["assistant"]) for e in engine.state("u1")["short_term"]["exchanges"]]
+    assert texts == [("hey\nguess what, I got the bakery job", "Congrats! When do you start?"),
+                     ("Monday", "")]
+    # every message's turn id still leads to the exchange that holds it
+    assert sorted(report["refs"].values()) == ["D1:1,D1:2,D1:3,D1:4", "D1:5"]
+
+
 def test_deeply_nested_json_is_an_import_error(engine):
     from memoryos_core import ImportFormatError
 
