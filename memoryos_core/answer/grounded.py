@@ -144,7 +144,7 @@ def hedged(maybe: Sequence[slot.Candidate]) -> str:
     said back, where none surely answers."""
     c = maybe[0]
     plain = _INTERJECTION.sub("", c.sentence).strip() or c.sentence
-    back = reflect(plain)
+    back = reflected_clause(plain)
     when = _date(c.timestamp)
     if back is None:
         return f"{NOT_SURE}, but you told me{when}: \u201c{plain}\u201d"
@@ -303,6 +303,28 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
     return out
 
 
+# Said back after "that", a sentence must be a clause with a subject: "I live in Osaka" -> "that
+# you live in Osaka". A fragment ("live in osaka", "a cat called Troll", "Brewmaster at a small
+# brewery") made "that" broken English in about 40 of the dev chats' 468 said-back sentences;
+# a sentence that does not open with its subject is quoted as typed, which is never wrong.
+_OPENER = r"^\W*(?:(?:[^,.!?]{1,25},\s*){1,2}|(?:and|but|so|also|now|then|plus|btw|oh|well)\s+)?"
+_SUBJECT = re.compile(
+    _OPENER + r"(?:(?:I|I['’](?:m|ve|d|ll)|we|we['’](?:re|ve|d|ll)|me and)\b"
+    r"|(?:my\s+)?[^\W\d_][\w-]* and (?:I|me)\b"  # "Marit and I plan to…", "my wife and I"
+    r"|(?:my|our)\b.*?\b(?:is|are|was|were|has|have|had|will|can|does|did)\b"
+    r"|(?:my|our)\s+[^\W\d_]+['’]s\b"
+    # a name doing something: "Mara moved to Lisbon", "Sahara is very fast", "Radek's birthday"
+    r"|(?-i:[A-Z])[^\W\d_]+(?<!ed)(?<!ing)(?:['’]s\b|\s+(?:is|are|was|were|has|had|will|can"
+    r"|[^\W\d_]+ed|[^\W\d_]+s)\b))", re.IGNORECASE)
+
+
+def reflected_clause(sentence: str) -> str | None:
+    """The sentence reflected (`reflect`) where it opens with its subject, else None."""
+    if not _SUBJECT.search(casual_restored(sentence)):
+        return None
+    return reflect(sentence)
+
+
 def reflect(sentence: str) -> str | None:
     """The user's sentence said back to them ("My car is…" -> "your car is…"); None when it
     speaks to the assistant ("you"), which is quoted instead."""
@@ -349,7 +371,7 @@ def said_back(evidence: Evidence) -> str:
     sentence = _INTERJECTION.sub("", evidence.sentence).strip() or evidence.sentence
     sentence = sentence[0].upper() + sentence[1:]
     when = _date(evidence.timestamp)
-    reflected = reflect(sentence)
+    reflected = reflected_clause(sentence)
     if reflected is None:
         return f"You told me{when}: \u201c{sentence}\u201d"
     body = _opening_lowered(reflected).rstrip()

@@ -281,6 +281,13 @@ def test_said_back_turns_the_users_sentence_to_them():
     # a sentence that speaks to the assistant is quoted, not turned
     assert back("You told me to rest my knee.") == (
         "You told me on 14 November 2023: \u201cYou told me to rest my knee.\u201d")
+    # a fragment with no subject is quoted as typed, never made a broken "that" clause
+    assert back("live in osaka.") == "You told me on 14 November 2023: \u201cLive in osaka.\u201d"
+    for fragment in ("A cat called Troll.", "Moved to Dubai last week.",
+                     "Brewmaster at a small brewery in Znojmo.", "Marit, physiotherapist."):
+        assert back(fragment).endswith(f": \u201c{fragment}\u201d"), fragment
+    assert back("Marit and I plan to drive around Lofoten.").endswith(
+        "that Marit and you plan to drive around Lofoten.")
 
 
 @pytest.mark.real_model  # "physio" finds the physiotherapist, "cat" the kitten: by meaning
