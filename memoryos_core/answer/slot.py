@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..llm import Embedder
-from ..memory import attributes, fact_kinds, kinship
+from ..memory import attributes, fact_history, fact_kinds, kinship
 from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
 from .aliases import given_names
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
@@ -329,7 +329,7 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
         stating = [j for j in stating if not any(
             found.times[k] == found.times[j] and held[k] < held[j] for k in stating)]
         stating.sort(key=lambda j: (found.times[j], j))
-        i = stating[-2] if past and len(stating) > 1 else stating[-1]
+        i = of_its_time(stating, found.texts, found.times, past)
     if sure >= model.floor:
         return i, None, sure
     if sure < model.hedge and model.agreed_offers:
@@ -340,7 +340,7 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
         agreed = sorted((j for j in range(len(chances)) if stated[j] and found.allowed[j]),
                         key=lambda j: (found.times[j], j))
         if agreed:
-            return None, (agreed[-2] if past and len(agreed) > 1 else agreed[-1]), sure
+            return None, of_its_time(agreed, found.texts, found.times, past), sure
     # far likelier than any other, though "none of them" weighs: what memory holds is offered
     # rather than "I don't remember" (the physiotherapist for "my physio")
     leads = top >= model.lead * (top + rival) and sure >= model.lead_floor
@@ -348,6 +348,24 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
     # remember" where memory holds nothing related (issue 44)
     near = found.related[i] and sure >= model.related_hedge
     return None, (i if sure >= model.hedge or near or leads else None), sure
+
+
+def of_its_time(stating: list[int], texts: Sequence[str], times: Sequence[float],
+                past: bool) -> int:
+    """Of the statements of one attribute, oldest first, the one that holds now or, for the
+    past, the one before it. A statement naming a value that no longer holds ("we moved out
+    of Bologna", "I quit the hotel job") is the past unless a value was said before it (the one
+    it replaced), and the present only where nothing said since or with it names a value."""
+    former = [j for j in stating if fact_history.names_former(texts[j])]
+    current = [j for j in stating if j not in former]
+    if past:
+        if former:  # the value said before the news that it is gone, else the news itself
+            replaced = [j for j in current if times[j] < times[former[-1]]]
+            return replaced[-1] if replaced else former[-1]
+        return current[-2] if len(current) > 1 else current[-1]
+    if current and (not former or times[current[-1]] >= times[former[-1]]):
+        return current[-1]
+    return stating[-1]
 
 
 def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],

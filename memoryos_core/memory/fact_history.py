@@ -163,6 +163,18 @@ def holds_at(row: dict[str, Any], when: float) -> bool:
     return until is None or when < float(until)
 
 
+# words that put the value a sentence names in the past: "I quit the hotel job", "we moved out
+# of Bologna", "I used to drive a Volvo" name what no longer holds, not what holds now
+_FORMER = re.compile(
+    r"\b(used to|use to|previously|formerly|former|ex-|no longer|anymore|any more|quit|left|"
+    r"moved (?:out|away)|moved from|sold|gave up|stopped)\b", re.IGNORECASE)
+
+
+def names_former(sentence: str) -> bool:
+    """True when a sentence names a value that no longer holds ("I quit the hotel job")."""
+    return _FORMER.search(sentence) is not None
+
+
 def asks_about_past(query: str) -> bool:
     """True when a question asks about an earlier state ("before", "used to", "previous")."""
     return _PAST.search(query) is not None

@@ -66,3 +66,41 @@ def test_a_newcomer_asking_in_other_words_and_following_up_is_answered(make_engi
     assert "Modena" in now
     before = say("and before?")
     assert "Bologna" in before and "I don't remember" not in before
+
+
+def test_a_value_that_no_longer_holds_is_the_past_never_the_present():
+    from memoryos_core.answer.slot import of_its_time
+
+    said = ["i worked as a receptionist at a hotel.", "big news: i quit the hotel job.",
+            "now i run a cooking school for tourists."]
+    assert of_its_time([0, 1, 2], said, [1.0, 2.0, 2.0], past=False) == 2
+    assert of_its_time([0, 1, 2], said, [1.0, 2.0, 2.0], past=True) == 0  # the job it replaced
+    moved = ["we moved out of bologna!", "now living in modena, rent is cheaper."]
+    assert of_its_time([0, 1], moved, [5.0, 5.0], past=False) == 1  # said first, yet the present
+    assert of_its_time([0, 1], moved, [5.0, 5.0], past=True) == 0
+    # a value gone with nothing said since: that is the news, not the older value
+    quit_only = ["i work as a cashier at a bank.", "i quit the bank job."]
+    assert of_its_time([0, 1], quit_only, [1.0, 2.0], past=False) == 1
+    assert of_its_time([0, 1], quit_only, [1.0, 2.0], past=True) == 0  # the cashier's job
+    assert of_its_time([1], quit_only, [1.0, 2.0], past=True) == 1  # the one word of it
+    # without a word of a value gone, the newest holds and the one before it is the past
+    homes = ["i live in paris.", "i moved to berlin last month."]
+    assert (of_its_time([0, 1], homes, [1.0, 2.0], past=False),
+            of_its_time([0, 1], homes, [1.0, 2.0], past=True)) == (1, 0)
+
+
+@pytest.mark.real_model
+def test_before_and_now_are_told_apart_in_one_message(make_engine):
+    say = _new_user_chat(make_engine)[2]
+    say("I'm a receptionist at a hotel in Marrakech.")
+    say("Big news: I quit the hotel job. Now I run a cooking school for tourists.")
+    say("We have a dog called Sahara.")
+    before = say("What was my job before?")
+    assert "hotel" in before and "cooking school" not in before
+    # the new value said first, the one it replaced after it, in one message
+    say = _new_user_chat(make_engine)[2]
+    say("I work as a cashier at a bank in Leeds.")
+    say("Update: now I work as a baker in my own bakery! I quit the bank job.")
+    say("Can you suggest a name for a sourdough loaf?")
+    now = say("What is my job now?")
+    assert "baker" in now and "bank" not in now
