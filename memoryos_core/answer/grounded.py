@@ -258,7 +258,10 @@ def told_candidates(embedder: Embedder, qvec: np.ndarray, found: Sequence[Said]
     vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
     keep = [i for i, r in enumerate(router.routes(embedder, texts, vecs)) if r.route != "memory"
             and (not found[i].aside or max(r.probabilities, key=r.probabilities.__getitem__)
-                 == "told")]
+                 == "told")
+            # a request read surely as one asks, it tells nothing ("Suggest a menu that avoids
+            # groundnuts" took the chance of "I'm allergic to groundnuts")
+            and (r.route != "model" or r.unsure)]
     return [said[i] for i in keep], np.vstack([qvec[None, :], vecs[keep]])
 
 
