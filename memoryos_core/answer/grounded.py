@@ -33,6 +33,7 @@ from .types import Retrieval
 DONT_REMEMBER = "I don't remember you telling me that."
 NOT_SURE = "I'm not sure this answers it"
 CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
+REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than this is no answer
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
 CONSIDERED_SHOWN = 5  # candidates the trace explains
 
@@ -259,9 +260,9 @@ def told_candidates(embedder: Embedder, qvec: np.ndarray, found: Sequence[Said]
     keep = [i for i, r in enumerate(router.routes(embedder, texts, vecs)) if r.route != "memory"
             and (not found[i].aside or max(r.probabilities, key=r.probabilities.__getitem__)
                  == "told")
-            # a request read surely as one asks, it tells nothing ("Suggest a menu that avoids
-            # groundnuts" took the chance of "I'm allergic to groundnuts")
-            and (r.route != "model" or r.unsure)]
+            # a sentence likelier a request than all else asks, it tells nothing ("Suggest a
+            # menu that avoids groundnuts" took the chance of "I'm allergic to groundnuts")
+            and r.probabilities.get("model", 0.0) <= REQUEST_SHARE]
     return [said[i] for i in keep], np.vstack([qvec[None, :], vecs[keep]])
 
 
