@@ -322,7 +322,7 @@ def test_cli_longmemeval_import_selects_a_question_and_lists_cuts(memoryos, tmp_
     assert "format longmemeval: 2 of 2 exchanges would be imported" in out and "cut" not in out
     code, out, err = memoryos("import", path, "--select", "lme-car")
     assert code == 0, err
-    assert "imported 7 of 8 exchanges (format longmemeval), 1 skipped" in out
+    assert "imported 6 of 7 exchanges (format longmemeval), 1 skipped" in out
     assert "1 text over 20,000 characters cut" in out
     assert "session 1 turn 1 (D1:1,D1:2) exchange" in out and "user text of 77,009" in out
     code, out, err = memoryos("import", path, "--select", "nope")
