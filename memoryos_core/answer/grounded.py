@@ -13,9 +13,7 @@ own sentences of the pages the prompt holds, its facts and the recent exchanges.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -25,9 +23,10 @@ import numpy as np
 from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
-from ..text import STOP_WORDS, WH_WORDS, casual_restored, sentences, words
-from . import courtesy, names, router, slot
+from ..text import WH_WORDS, casual_restored, sentences, words
+from . import courtesy, names, router, saying, slot
 from .lists import list_parts
+from .saying import reflect
 from .types import Retrieval
 
 DONT_REMEMBER = "I don't remember you telling me that."
@@ -37,14 +36,6 @@ REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than th
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
 CONSIDERED_SHOWN = 5  # candidates the trace explains
 
-# "you" said to the assistant: reflected only where the sentence has none (quoted otherwise)
-SECOND_PERSON = frozenset({"you", "your", "yours", "yourself", "you're", "you've", "you'd",
-                           "you'll", "u"})
-_REFLECT = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
-            "i'm": "you're", "i've": "you've", "i'd": "you'd", "i'll": "you'll", "am": "are",
-            "was": "were", "wasn't": "weren't", "we": "you", "us": "you", "our": "your",
-            "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've",
-            "we'd": "you'd", "we'll": "you'll"}
 _INTERJECTION = courtesy.INTERJECTION
 
 
@@ -145,12 +136,12 @@ def hedged(maybe: Sequence[slot.Candidate]) -> str:
     said back, where none surely answers."""
     c = maybe[0]
     plain = _INTERJECTION.sub("", c.sentence).strip() or c.sentence
-    back = reflected_clause(plain)
-    when = _date(c.timestamp)
+    back = saying.reflected_clause(plain)
+    when = saying.spoken_date(c.timestamp)
     if back is None:
         return f"{NOT_SURE}, but you told me{when}: \u201c{plain}\u201d"
     return f"{NOT_SURE}, but you told me{when} that " \
-        f"{_opening_lowered(back).rstrip(' .!')}."
+        f"{saying.opening_lowered(back).rstrip(' .!')}."
 
 
 ABOUT_ME = re.compile(r"\b(?:know|remember|recall|learned|learnt)\b[^.?!]*\babout (?:me|myself)\b"
@@ -194,7 +185,7 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan
     if not told:
         return Plan("memory", built="You haven't told me anything about yourself yet.")
     told.sort(key=lambda t: -t[0])
-    body = "; ".join(_opening_lowered(t[1]) for t in told[:ABOUT_ME_MOST])
+    body = "; ".join(saying.opening_lowered(t[1]) for t in told[:ABOUT_ME_MOST])
     return Plan("memory", told[0][2], built=f"Here is what you've told me: {body}.")
 
 
@@ -307,78 +298,15 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
     return out
 
 
-# Said back after "that", a sentence must be a clause with a subject: "I live in Osaka" -> "that
-# you live in Osaka". A fragment ("live in osaka", "a cat called Troll", "Brewmaster at a small
-# brewery") made "that" broken English in about 40 of the dev chats' 468 said-back sentences;
-# a sentence that does not open with its subject is quoted as typed, which is never wrong.
-_OPENER = r"^\W*(?:(?:[^,.!?]{1,25},\s*){1,2}|(?:and|but|so|also|now|then|plus|btw|oh|well)\s+)?"
-_SUBJECT = re.compile(
-    _OPENER + r"(?:(?:I|I['’](?:m|ve|d|ll)|we|we['’](?:re|ve|d|ll)|me and)\b"
-    r"|(?:my\s+)?[^\W\d_][\w-]* and (?:I|me)\b"  # "Marit and I plan to…", "my wife and I"
-    r"|(?:my|our)\b.*?\b(?:is|are|was|were|has|have|had|will|can|does|did)\b"
-    r"|(?:my|our)\s+[^\W\d_]+['’]s\b"
-    # a name doing something: "Mara moved to Lisbon", "Sahara is very fast", "Radek's birthday"
-    r"|(?-i:[A-Z])[^\W\d_]+(?<!ed)(?<!ing)(?:['’]s\b|\s+(?:is|are|was|were|has|had|will|can"
-    r"|[^\W\d_]+ed|[^\W\d_]+s)\b))", re.IGNORECASE)
-
-
-def reflected_clause(sentence: str) -> str | None:
-    """The sentence reflected (`reflect`) where it opens with its subject, else None."""
-    if not _SUBJECT.search(casual_restored(sentence)):
-        return None
-    return reflect(sentence)
-
-
-def reflect(sentence: str) -> str | None:
-    """The user's sentence said back to them ("My car is…" -> "your car is…"); None when it
-    speaks to the assistant ("you"), which is quoted instead."""
-    sentence = casual_restored(sentence)  # "im allergic" -> "you're allergic"
-    said = words(sentence)
-    if any(w in SECOND_PERSON for w in said):
-        return None
-
-    def swap(match: re.Match[str]) -> str:
-        word = match.group(0)
-        low = word.lower().replace("’", "'")
-        return _REFLECT.get(low, word) if low in _REFLECT else word
-
-    # "was"/"am" change only after "I"; other words of _REFLECT change everywhere
-    text = re.sub(r"\bI\s+(was|am|wasn't)\b", lambda m: "I " + {"was": "were", "am": "are",
-                  "wasn't": "weren't"}[m.group(1).lower()], sentence, flags=re.IGNORECASE)
-    text = re.sub(r"\b(?:I['’](?:m|ve|d|ll)|we['’](?:re|ve|d|ll)|I|me|my|mine|myself|we|our"
-                  r"|ours|ourselves)\b", swap, text, flags=re.IGNORECASE)
-    return re.sub(r"\bus\b", "you", text)  # lower case only: "the US" stays
-
-
-def _opening_lowered(text: str) -> str:
-    """The sentence's first word lower-cased where it is a common word, not a name."""
-    first = text.split(" ", 1)[0]
-    if first.lower().strip(",") in STOP_WORDS | {"your", "you", "you're", "last", "yesterday",
-                                                 "today", "tomorrow"}:
-        return first.lower() + text[len(first):]
-    return text
-
-
-def _date(ts: float | None, now: float | None = None) -> str:
-    """' on 3 December 2026', or ' earlier today' for what was said today."""
-    if ts is None:
-        return ""
-    d = dt.datetime.fromtimestamp(ts, tz=dt.UTC)
-    if d.date() == dt.datetime.fromtimestamp(time.time() if now is None else now,
-                                             tz=dt.UTC).date():
-        return " earlier today"
-    return f" on {d.day} {d:%B %Y}"
-
-
 def said_back(evidence: Evidence) -> str:
     """The evidence as the answer: 'You told me on 3 December 2026 that your sister…'."""
     sentence = _INTERJECTION.sub("", evidence.sentence).strip() or evidence.sentence
     sentence = sentence[0].upper() + sentence[1:]
-    when = _date(evidence.timestamp)
-    reflected = reflected_clause(sentence)
+    when = saying.spoken_date(evidence.timestamp)
+    reflected = saying.reflected_clause(sentence)
     if reflected is None:
         return f"You told me{when}: \u201c{sentence}\u201d"
-    body = _opening_lowered(reflected).rstrip()
+    body = saying.opening_lowered(reflected).rstrip()
     if body[-1:] not in ".!?":
         body += "."
     if body.endswith("!"):

@@ -26,10 +26,11 @@ from .grounding import GENERIC, _stem
 # benchmarks/supersession.py (docs/benchmarks.md, "Facts over time").
 SAME_SUBJECT = 0.55
 
+# words that say a value no longer holds ("I used to drive a Volvo", "no longer")
+_NO_LONGER = r"used to|use to|previously|formerly|former|no longer|anymore|any more"
 _PAST = re.compile(
-    r"\b(before|used to|use to|previous|previously|formerly|former|earlier|originally|"
-    r"at first|in the past|back then|back when|last year|ago|anymore|any more|no longer|"
-    r"prior|(?<!how )old)\b", re.IGNORECASE)
+    rf"\b(before|{_NO_LONGER}|previous|earlier|originally|at first|in the past|back then|"
+    r"back when|last year|ago|prior|(?<!how )old)\b", re.IGNORECASE)
 # words that say a state changed ("I sold the Subaru", "now", "moved to Denver")
 _CHANGE = re.compile(
     r"\b(now|new|newly|no longer|anymore|any more|sold|moved|switched|changed|quit|replaced|"
@@ -165,9 +166,8 @@ def holds_at(row: dict[str, Any], when: float) -> bool:
 
 # words that put the value a sentence names in the past: "I quit the hotel job", "we moved out
 # of Bologna", "I used to drive a Volvo" name what no longer holds, not what holds now
-_FORMER = re.compile(
-    r"\b(used to|use to|previously|formerly|former|ex-|no longer|anymore|any more|quit|left|"
-    r"moved (?:out|away)|moved from|sold|gave up|stopped)\b", re.IGNORECASE)
+_FORMER = re.compile(rf"\b({_NO_LONGER}|ex-|quit|left|moved (?:out|away)|moved from|sold|"
+                     r"gave up|stopped)\b", re.IGNORECASE)
 
 
 def names_former(sentence: str) -> bool:

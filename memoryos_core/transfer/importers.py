@@ -31,6 +31,24 @@ class Item:
     skip: str = ""  # why this item is not imported (listed in the report), or ""
 
 
+def add_turn(current: Item | None, mine: bool, text: str, ts: float, where: str, ref: str,
+             reply_joint: str) -> tuple[Item | None, Item]:
+    """(the exchange a turn closes or None, the exchange it is part of): a person's messages
+    before the other answers are one turn, as the chat exports read them ("hey" then "guess
+    what, I got the job"), and so are the replies in a row (joined by `reply_joint`)."""
+    if mine and (current is None or current.assistant):
+        return current, Item(text, "", ts, where, ref)
+    if current is None:  # the other speaks first
+        current = Item("", "", ts, where, "")
+    if mine:
+        current.user = f"{current.user}\n{text}"
+    else:
+        current.assistant = f"{current.assistant}{reply_joint}{text}" if current.assistant \
+            else text
+    current.ref = ",".join(r for r in (current.ref, ref) if r)
+    return None, current
+
+
 def load_source(source: Any) -> Any:
     """Bytes or text become parsed JSON when they are JSON, else stay text."""
     if isinstance(source, bytes):
@@ -210,21 +228,9 @@ def parse_locomo(doc: Any, speaker: str | None, select: str | None = None) -> li
             if not text.strip():
                 items.append(Item("", "", ts, where, ref, skip="the turn has no text"))
                 continue
-            # a person's messages before the other answers are one turn, as the chat exports
-            # read them: "hey" then "guess what, I got the job" is one exchange, and so are
-            # the replies sent in a row
-            if who == me and (current is None or current.assistant):
-                if current is not None:
-                    items.append(current)
-                current = Item(text, "", ts, where, ref)
-                continue
-            if current is None:  # the other speaks first
-                current = Item("", "", ts, where, "")
-            if who == me:
-                current.user = f"{current.user}\n{text}"
-            else:
-                current.assistant = (current.assistant + " " + text).strip()
-            current.ref = ",".join(r for r in (current.ref, ref) if r)
+            closed, current = add_turn(current, who == me, text, ts, where, ref, " ")
+            if closed is not None:
+                items.append(closed)
         if current is not None:
             items.append(current)
     return items

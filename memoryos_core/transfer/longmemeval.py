@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from ..errors import ImportFormatError
-from .importers import Item, text_field
+from .importers import Item, add_turn, text_field
 
 _DATE = re.compile(r"^\s*(\d{4})/(\d{1,2})/(\d{1,2})\s*(?:\([A-Za-z]+\))?\s*(\d{1,2}):(\d{2})\s*$")
 EXCHANGE_STEP = 1.0  # seconds between exchanges of a session: order kept, shown minute unchanged
@@ -92,20 +92,10 @@ def parse_longmemeval(doc: Any, select: str | None = None) -> list[Item]:
             if not text:
                 session_items.append(Item("", "", ts, where, ref, skip="the turn has no text"))
                 continue
-            if role == "user" and pending is not None and pending.user and not pending.assistant:
-                # user turns in a row are one turn, as the chat exports read them
-                pending.user = f"{pending.user}\n{text}"
-                pending.ref = f"{pending.ref},{ref}"
-            elif role == "user":
-                if pending is not None:
-                    session_items.append(pending)
-                    ts += EXCHANGE_STEP
-                pending = Item(text, "", ts, where, ref)
-            elif pending is None:
-                pending = Item("", text, ts, where, ref)
-            else:
-                pending.assistant = (pending.assistant + "\n\n" + text).strip()
-                pending.ref = f"{pending.ref},{ref}"
+            closed, pending = add_turn(pending, role == "user", text, ts, where, ref, "\n\n")
+            if closed is not None:
+                session_items.append(closed)
+                pending.ts = ts + EXCHANGE_STEP  # the exchange after the one it closed
         if pending is not None:
             session_items.append(pending)
         used[start] = offset + len(session_items)

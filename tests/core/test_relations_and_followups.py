@@ -90,14 +90,7 @@ def test_a_value_that_no_longer_holds_is_the_past_never_the_present():
 
 
 @pytest.mark.real_model
-def test_before_and_now_are_told_apart_in_one_message(make_engine):
-    say = _new_user_chat(make_engine)[2]
-    say("I'm a receptionist at a hotel in Marrakech.")
-    say("Big news: I quit the hotel job. Now I run a cooking school for tourists.")
-    say("We have a dog called Sahara.")
-    before = say("What was my job before?")
-    assert "hotel" in before and "cooking school" not in before
-    # the new value said first, the one it replaced after it, in one message
+def test_the_new_value_said_before_the_news_of_the_old_one_gone_is_the_present(make_engine):
     say = _new_user_chat(make_engine)[2]
     say("I work as a cashier at a bank in Leeds.")
     say("Update: now I work as a baker in my own bakery! I quit the bank job.")

@@ -217,6 +217,8 @@ def test_the_job_now_is_the_newer_sentence_of_the_message_that_changed_it(make_e
     now = say("What is my job now?")
     assert "cooking school" in now and "paediatrician" not in now
     assert "I don't remember" not in now
+    before = say("What was my job before?")
+    assert "hotel" in before and "cooking school" not in before
 
 
 def test_someone_named_with_the_user_as_one_subject_stays_in_the_fact():
