@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from ..text import casual_restored, sentences, words
+from ..text import WH_WORDS, casual_restored, sentences, words
 
 PLAIN_REPLY = {"chat": "I see. Tell me more?",
                "general": "I'm not sure about that. A bigger model (Settings) would answer"
@@ -56,8 +56,16 @@ INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|
                            r"|(?:[^\s:,.!?]+\s+){0,2}(?:news|update|change|confession|fact)"
                            r",\s+"
                            # or is a known aside: "heads up, I'm allergic", "fyi I'm…"
-                           r"|(?:heads up|fyi|just so you know|for the record|please note|"
-                           r"please remember)\b[\s,:!.-]*|(?:remember|reminder|note)[,:]\s*"
+                           r"|(?:heads up|(?:just )?fyi|fwiw|tbh|ps|p\.s\.|side ?note|"
+                           r"just so (?:you|u) know|for the record|please note|please remember|"
+                           r"in case it (?:matters|helps))\b[\s,:!.-]*"
+                           r"|(?:remember|reminder|note)[,:]\s*"
+                           # a frame whose statement follows: "remember that I'm training…",
+                           # "I should mention I have a bad knee", "forgot to say, my dog…"
+                           r"|(?:(?:please\s+)?(?:remember|keep in mind|note)"
+                           r"|(?:i\s+|just\s+)?(?:should|must|have to|need to|forgot to|meant to|"
+                           r"wanted to|want to)\s+(?:say|mention|tell you|add|let you know))"
+                           rf"(?:\s+that)?[\s,:!.-]+(?={_SPEAKER})"
                            # a label set off by a spaced dash or an emoji, or an announcing
                            # word alone, where the statement after it opens with its speaker:
                            # "quick update - we moved", "NEWS 🎉 we moved", "big change I left"
@@ -96,6 +104,10 @@ _FEELING = re.compile(
     re.IGNORECASE)
 MAX_FEELING_WORDS = 20
 MAX_TOLD_WORDS = 40  # a longer message is more than a fact told in passing: the model's
+# an aside that ends a statement as one opens it: "I'm vegan btw", "my kid is Leo fyi 🙂"
+_TRAILING_ASIDE = re.compile(rf"(?:[\s,;:-]+(?:btw|by the way|fyi|fwiw|tbh|lol|haha+|lmao|"
+                             rf"just so (?:you|u) know|for the record)\b|\s*{_EMOJI}|\s*:[)D])+"
+                             r"[\s.!]*$", re.IGNORECASE)
 _CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;|,)\s+(?=(?:i|i'm|i've|my|we|our)\b)",
                      re.IGNORECASE)
 
@@ -209,16 +221,18 @@ def _told(message: str, reflect: Callable[[str], str | None],
           told: bool = False) -> tuple[str | None, list[str]]:
     """(the name given, the other facts said back) when every sentence of the message tells
     something of the user's life (or, where the router read it as told, of the people and
-    things in it); (None, []) otherwise."""
+    things in it); (None, []) otherwise. A message read as told that holds a fragment
+    ("allergic to penicillin", "living in Cork these days") is given back as typed, quoted:
+    said back after "you", a fragment is broken English, and the model it went to invented
+    around it."""
     rest = GREETING.sub("", message, count=1).strip() or message
     said = sentences(rest)
-    if not said or "?" in rest or len(words(rest)) > MAX_TOLD_WORDS:
+    if not said or "?" in rest or _ASKED_AFTER.search(rest) or len(words(rest)) > MAX_TOLD_WORDS:
         return None, []
-    name, facts = None, []
+    name, facts, fragment, short = None, [], False, False
     for sentence in said:
         for clause in clauses(sentence):
-            # "Actually we moved to Gdańsk" tells as much as "We moved to Gdańsk"
-            clause = INTERJECTION.sub("", clause.strip()).rstrip(".!") or clause.strip()
+            clause = _core(clause)
             given = NAME_GIVEN.fullmatch(clause + ".") or re.fullmatch(
                 rf"{_NAME_OPENING} ([A-Z][\w'-]+)(?:,?\s+(?i:by the way|btw))?", clause)
             bare = re.fullmatch(r"(?i:i'm|i am) ([A-Z][\w'-]+)", clause)
@@ -226,16 +240,62 @@ def _told(message: str, reflect: Callable[[str], str | None],
                 name = next(g for g in (given or bare).groups() if g)  # type: ignore[union-attr]
                 continue
             if told and len(words(clause)) < 3 and not tells_a_fact(clause, told):
-                continue  # "Nice." before the fact
+                short = short or _fragment(clause)  # "no kids", or "Nice." before the fact
+                continue
             own = tells_a_fact(clause, told)
             reflected = reflect(clause) if own or (told and _of_others(clause, is_name)) \
                 else None
             if reflected is None:
+                if told and _fragment(clause):
+                    fragment = True
+                    continue
                 return None, []
             # "you're…" lower-cased, a name ("Chidi is…") kept
             facts.append(reflected[0].lower() + reflected[1:] if own or _OWNED.match(
                 reflected.split()[0]) or reflected.lower().startswith("your ") else reflected)
+    if (fragment or (short and not facts and not name)) and not _CORRECTION.search(rest):
+        return name, [f"\u201c{_core(rest)}\u201d"]  # quoted whole, as typed
     return name, facts
+
+
+def _core(text: str) -> str:
+    """A statement without the asides around it: "Actually we moved to Gdańsk" tells as much
+    as "We moved to Gdańsk", "I'm vegan btw" as "I'm vegan"."""
+    text = text.strip()
+    core = _TRAILING_ASIDE.sub("", INTERJECTION.sub("", text)).rstrip(".!").strip()
+    return core or text.rstrip(".!")
+
+
+# a question typed without its "?" ("whats my dogs name", "do i still work there") or a bid
+# ("remind me…", "write a toast…"): never a fragment of the user's life to give back
+_ASKS_OR_BIDS = re.compile(
+    rf"^\W*(?:{WH_WORDS}|wat|wich|(?:do|does|did|is|are|was|were|can|could|will|would|should|"
+    r"shall|have|has|am)\s+(?:i|you|u|we|my|our|he|she|they|it|there)|(?:please\s+)?(?:remind|"
+    r"tell|help|give|write|show|explain|suggest|recommend|draft|make|plan|convert|translate|"
+    r"list|find|need|pls|please))\b", re.IGNORECASE)
+
+# a question after a comma, typed without its "?": "i miss him so much, how i stop being sad"
+_ASKED_AFTER = re.compile(rf"[,;:-]\s*(?:{WH_WORDS}|wat)\s+(?:i|do|can|should|to|would)\b",
+                          re.IGNORECASE)
+# a correction of the assistant ("Wrong. Python dicts keep order") is the model's to answer
+_CORRECTION = re.compile(r"\b(?:wrong|incorrect|not (?:right|correct|true)|false)\b",
+                         re.IGNORECASE)
+# news of a death or a loss is met with sympathy before anything is said back
+_LOSS = re.compile(r"\b(?:passed away|passed on|died|dead|death|funeral|lost my|miscarriage|"
+                   r"put (?:him|her|them) down|was put down)\b", re.IGNORECASE)
+
+
+def _fragment(clause: str) -> bool:
+    """A statement without its subject ("allergic to penicillin", "two cats and a parrot"):
+    not a question, a bid, a greeting, thanks, a correction, words to the assistant, or a
+    clause whose subject comes later ("Yesterday, I went to the zoo": the model's)."""
+    said = words(clause)
+    return len(said) >= 2 and not _FIRST_PERSON_OPENING.match(clause) \
+        and not _ASKS_OR_BIDS.match(clause) and not THANKS.search(clause) \
+        and not GREETING.match(clause) \
+        and not _NOT_A_FACT.match(clause) and not _ON_THE_TALK.search(clause) \
+        and not any(w in ("you", "your", "you're", "u") for w in said) \
+        and not any(w in ("i", "i'm", "im", "we", "we're") for w in said)  # "Yesterday, I…"
 
 
 def _feeling(text: str, reflect: Callable[[str], str | None]) -> str | None:
@@ -265,6 +325,8 @@ def reply(message: str, recent_user_texts: list[str],
     if felt is not None:
         return felt
     given, facts = _told(text, reflect, is_name, told)
+    if facts and _LOSS.search(text):
+        return "I'm so sorry to hear that. Do you want to talk about it?"
     if given or facts:
         opening = f"Nice to meet you, {given}!" if given else "Got it:"
         if not facts:

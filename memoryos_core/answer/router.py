@@ -29,11 +29,14 @@ import numpy as np
 from ..llm import Embedder
 from ..llm.classifier import SoftmaxModel, features, fit, grouped_folds
 from ..text import casually_typed
+from . import courtesy, names
+from .saying import reflect
 
 ROUTES = ("memory", "model", "told", "social")
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLE_FILES = ("routes_written.jsonl", "routes_written2.jsonl", "routes_written3.jsonl",
-                 "routes_real.jsonl", "routes_newcomer_dev.jsonl")
+                 "routes_written4.jsonl", "routes_real.jsonl",
+                 "routes_newcomer_dev.jsonl")
 SHIPPED = DATA / "router_weights.npz"  # fitted for SHIPPED_MODEL, checked against the data
 SHIPPED_MODEL = "all-MiniLM-L6-v2"
 FOLDS = 5
@@ -89,9 +92,11 @@ def examples(files: tuple[str, ...] = EXAMPLE_FILES) -> list[dict[str, str]]:
 
 
 def data_hash(rows: list[dict[str, str]]) -> str:
-    """A digest of the examples and the fit's settings: shipped weights must match it."""
-    blob = json.dumps([rows, STEPS, L2, FOLDS, FLOOR_GRID, CASUAL_COPIES],
-                      sort_keys=True).encode()
+    """A digest of the examples, the fit's settings and the set replies the floors were
+    chosen with (courtesy.py): shipped weights must match it."""
+    replies = (Path(__file__).resolve().parent / "courtesy.py").read_bytes()
+    blob = json.dumps([rows, STEPS, L2, FOLDS, FLOOR_GRID, CASUAL_COPIES,
+                       hashlib.sha256(replies).hexdigest()], sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
@@ -99,9 +104,13 @@ def _x(embedder: Embedder, texts: list[str]) -> np.ndarray:
     return features(np.asarray(embedder.embed(texts), dtype=np.float32), texts)
 
 
-def choose_floors(probs: np.ndarray, labels: list[str], classes: list[str]) -> dict[str, float]:
+def choose_floors(probs: np.ndarray, labels: list[str], classes: list[str],
+                  answered: dict[str, np.ndarray] | None = None) -> dict[str, float]:
     """Each non-model route's floor: the one of FLOOR_GRID with the best F0.5 for the route
-    on out-of-fold probabilities (a row under its floor counts as the model's)."""
+    on out-of-fold probabilities (a row under its floor counts as the model's). Where
+    `answered` marks the rows a route answers itself (a set reply built for a message read
+    as told or small talk), only those count as said: a told message with no set reply goes
+    to the model as a request does, so only what reaches the user is weighed."""
     gold = np.array(labels)
     floors = {}
     for k, route in enumerate(classes):
@@ -109,6 +118,8 @@ def choose_floors(probs: np.ndarray, labels: list[str], classes: list[str]) -> d
             continue
         best_floor, best_f = FLOOR_GRID[0], -1.0
         top = probs.argmax(axis=1) == k
+        if answered is not None and route in answered:
+            top = top & answered[route]
         for floor in FLOOR_GRID:
             said = top & (probs[:, k] >= floor)
             tp = float(np.sum(said & (gold == route)))
@@ -138,7 +149,15 @@ def train(embedder: Embedder, rows: list[dict[str, str]]) -> Router:
         part = fit(x[keep], [labels[i] for i in keep], classes, l2=L2, steps=STEPS)
         oof[held] = part.probabilities(x[held])
     return Router(fit(x, labels, classes, l2=L2, steps=STEPS),
-                  choose_floors(oof, labels, classes))
+                  choose_floors(oof, labels, classes, set_replies(embedder, texts)))
+
+
+def set_replies(embedder: Embedder, texts: list[str]) -> dict[str, np.ndarray]:
+    """For the told and the small-talk routes, whether each text read so gets a set reply
+    (courtesy.py) rather than the model's."""
+    is_name = names.first_name_check(embedder)
+    return {route: np.array([courtesy.reply(t, [], reflect, is_name, told=route == "told")
+                             is not None for t in texts]) for route in ("told", "social")}
 
 
 def save(router: Router, path: Path, digest: str) -> None:

@@ -1,0 +1,82 @@
+"""A fact told in passing ("I'm vegan btw", "fyi I can't eat peanuts", "living in Cork these
+days") is read as told and given back truly, with no aside and no broken English."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryos_core.answer import courtesy, router
+from memoryos_core.answer.saying import reflect
+from tests.core.test_routing import _new_user_chat
+
+
+def told(text: str) -> str | None:
+    """The set reply to a message the router read as told."""
+    return courtesy.reply(text, [], reflect, told=True)
+
+
+@pytest.mark.real_model  # the router is a model over MiniLM's meaning
+def test_short_facts_told_with_an_aside_are_read_as_told_and_requests_with_one_are_not(
+        embedder):
+    # none of these is in the router's examples
+    facts = ["I'm vegan btw", "heads up: I'm on a low-sodium diet", "fwiw I'm left-handed",
+             "keep in mind I only have a microwave", "living in Cork these days",
+             "I don't eat pork, fyi"]
+    requests = ["btw can you suggest a vegan dessert?",
+                "just so you know I'm diabetic, can you plan me a breakfast?"]
+    assert [router.route(embedder, t).route for t in facts] == ["told"] * len(facts)
+    assert [router.route(embedder, t).route for t in requests] == ["model"] * len(requests)
+
+
+def test_an_aside_before_or_after_a_fact_is_not_said_back():
+    assert told("I'm vegan btw") == "Got it: you're vegan."
+    assert told("my kid's name is Leo fyi 🙂") == "Got it: your kid's name is Leo."
+    assert told("just so u know, i use a wheelchair") == "Got it: you use a wheelchair."
+    # a frame that announces the fact is no part of it
+    assert told("I should mention I have a bad knee") == "Got it: you have a bad knee."
+    assert told("forgot to say, my dog is a beagle named Toast") == \
+        "Got it: your dog is a beagle named Toast."
+    assert told("remember that I'm training for a marathon") == \
+        "Got it: you're training for a marathon."
+
+
+def test_a_fragment_told_is_given_back_as_typed_and_a_question_or_bid_is_not():
+    assert told("just fyi, allergic to penicillin") == "Got it: \u201callergic to penicillin\u201d."
+    assert told("living in nairobi these days") == "Got it: \u201cliving in nairobi these days\u201d."
+    assert told("no kids") == "Got it: \u201cno kids\u201d."
+    assert told("single") is None  # one word: the model's
+    # typed without "?", a question or a request is never given back as the user's fact
+    for other in ("whats my dogs name again", "remind me my shoe size",
+                  "do i still work in the cafe", "need a cover letter for a welding job",
+                  "Wrong. Python dicts keep insertion order since 3.7.",
+                  "i miss him so much, how i stop being sad", "Yesterday, I went to the zoo."):
+        assert told(other) is None, other
+
+
+def test_news_of_a_loss_is_met_with_sympathy_not_got_it():
+    assert told("btw my grandpa passed away last week") == \
+        "I'm so sorry to hear that. Do you want to talk about it?"
+
+
+def test_the_router_floors_count_only_what_gets_a_set_reply():
+    """A message read as told that no set reply fits goes to the model as a request does: it
+    is no mistake the user sees, so the told floor is chosen on set replies alone."""
+    import numpy as np
+
+    probs = np.array([[0.1, 0.1, 0.5, 0.3]] * 4 + [[0.1, 0.1, 0.8, 0.0]] * 2, dtype=np.float32)
+    labels = ["told"] * 2 + ["model"] * 2 + ["told"] * 2
+    classes = list(router.ROUTES)
+    # the two requests at 0.5 would be said back: the floor rises above them
+    assert router.choose_floors(probs, labels, classes)["told"] > 0.5
+    # no set reply fits them: they reach the model anyway, and the floor lets the facts in
+    answered = {"told": np.array([True, True, False, False, True, True])}
+    assert router.choose_floors(probs, labels, classes, answered)["told"] <= 0.5
+
+
+@pytest.mark.real_model
+def test_a_fact_told_in_passing_is_answered_without_the_model(make_engine):
+    _, model, say = _new_user_chat(make_engine)
+    assert say("fyi I can't eat peanuts") == "Got it: you can't eat peanuts."
+    assert say("started at a bakery last week") == \
+        "Got it: \u201cstarted at a bakery last week\u201d."
+    assert model.calls == []
