@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from ..asides import INTERJECTION, without_asides
 from ..text import WH_WORDS, casual_restored, sentences, words
 
 PLAIN_REPLY = {"chat": "I see. Tell me more?",
@@ -41,41 +42,6 @@ _IM = re.compile(r"\b(?:I'm|I am) ([A-Z][\w'-]+)\s*[.!]?$")
 # the user's own name only: "a dog called Pepper" names the dog
 _NAME_OPENING = r"(?i:my name is|my name's|call me|i'm called|i am called)"
 _NAME_STATED = re.compile(rf"\b{_NAME_OPENING} ([A-Z][\w'-]+)")
-# openings that join a sentence to the talk, not to the fact: "Oh, by the way, speaking of
-# bikes, I just got a new one" is said back as "you just got a new one"
-EMOJI_CHARS = r"\U0001F000-\U0001FAFF\u2600-\u27BF"  # pictographs and symbols, for [...]
-_EMOJI = rf"[{EMOJI_CHARS}\ufe0f]+"
-_SPEAKER = r"(?:i|i'm|im|i've|we|we're|we've|my|our)\b"
-INTERJECTION = re.compile(r"^(?:(?:oh|well|yeah|yes|wow|hey|so|haha|lol|ok|okay|um|hmm|"
-                           r"ah|aw|omg|actually|honestly|anyway|btw|by the way|also|and)\b"
-                           r"[\s,!.]*|speaking of [^,.!?]{1,40},\s*"
-                           # a short label before a colon: "Big news actually: we moved…"
-                           # (not the statement's own opening: "we got 3 pets: a corgi…")
-                           rf"|(?!{_SPEAKER})(?:[^\s:,.!?]+\s+){{0,3}}[^\s:,.!?]+:\s+"
-                           # or before a comma, where it announces: "Big news, I got a job"
-                           r"|(?:[^\s:,.!?]+\s+){0,2}(?:news|update|change|confession|fact)"
-                           r",\s+"
-                           # or is a known aside: "heads up, I'm allergic", "fyi I'm…"
-                           r"|(?:heads up|(?:just )?fyi|fwiw|tbh|ps|p\.s\.|side ?note|"
-                           r"just so (?:you|u) know|for the record|please note|please remember|"
-                           r"in case it (?:matters|helps))\b[\s,:!.-]*"
-                           r"|(?:remember|reminder|note)[,:]\s*"
-                           # a frame whose statement follows: "remember that I'm training…",
-                           # "I should mention I have a bad knee", "forgot to say, my dog…"
-                           r"|(?:(?:please\s+)?(?:remember|keep in mind|note)"
-                           r"|(?:i\s+|just\s+)?(?:should|must|have to|need to|forgot to|meant to|"
-                           r"wanted to|want to)\s+(?:say|mention|tell you|add|let you know))"
-                           rf"(?:\s+that)?[\s,:!.-]+(?={_SPEAKER})"
-                           # a label set off by a spaced dash or an emoji, or an announcing
-                           # word alone, where the statement after it opens with its speaker:
-                           # "quick update - we moved", "NEWS 🎉 we moved", "big change I left"
-                           rf"|(?!{_SPEAKER})(?:[^\s:,.!?]+\s+){{0,2}}(?:[^\s:,.!?]+\s+[-\u2013\u2014]|"
-                           rf"[^\s:,.!?]*[^\s:,.!?{EMOJI_CHARS}]\s*"
-                           rf"{_EMOJI}|(?:news|update|change|question|confession))[\s!.,]*"
-                           rf"(?={_SPEAKER})"
-                           # "hello, I have a shop"
-                           r"|(?:hello|hi|hiya)(?:\s+there)?\b[\s,!.]+(?=\w)"
-                           r")+", re.IGNORECASE)
 # a sentence that tells a fact of the user's life opens with them as its subject
 _FIRST_PERSON_OPENING = re.compile(r"^(?:i|i'm|i've|i'd|my|we|we're|we've|our)\b",
                                    re.IGNORECASE)
@@ -104,10 +70,6 @@ _FEELING = re.compile(
     re.IGNORECASE)
 MAX_FEELING_WORDS = 20
 MAX_TOLD_WORDS = 40  # a longer message is more than a fact told in passing: the model's
-# an aside that ends a statement as one opens it: "I'm vegan btw", "my kid is Leo fyi 🙂"
-_TRAILING_ASIDE = re.compile(rf"(?:[\s,;:-]+(?:btw|by the way|fyi|fwiw|tbh|lol|haha+|lmao|"
-                             rf"just so (?:you|u) know|for the record)\b|\s*{_EMOJI}|\s*:[)D])+"
-                             r"[\s.!]*$", re.IGNORECASE)
 _CLAUSE = re.compile(r"\s*(?:,?\s+and|,?\s+but|;|,)\s+(?=(?:i|i'm|i've|my|we|our)\b)",
                      re.IGNORECASE)
 
@@ -232,7 +194,7 @@ def _told(message: str, reflect: Callable[[str], str | None],
     name, facts, fragment, short = None, [], False, False
     for sentence in said:
         for clause in clauses(sentence):
-            clause = _core(clause)
+            clause = without_asides(clause)
             given = NAME_GIVEN.fullmatch(clause + ".") or re.fullmatch(
                 rf"{_NAME_OPENING} ([A-Z][\w'-]+)(?:,?\s+(?i:by the way|btw))?", clause)
             bare = re.fullmatch(r"(?i:i'm|i am) ([A-Z][\w'-]+)", clause)
@@ -254,16 +216,8 @@ def _told(message: str, reflect: Callable[[str], str | None],
             facts.append(reflected[0].lower() + reflected[1:] if own or _OWNED.match(
                 reflected.split()[0]) or reflected.lower().startswith("your ") else reflected)
     if (fragment or (short and not facts and not name)) and not _CORRECTION.search(rest):
-        return name, [f"\u201c{_core(rest)}\u201d"]  # quoted whole, as typed
+        return name, [f"\u201c{without_asides(rest)}\u201d"]  # quoted whole, as typed
     return name, facts
-
-
-def _core(text: str) -> str:
-    """A statement without the asides around it: "Actually we moved to Gdańsk" tells as much
-    as "We moved to Gdańsk", "I'm vegan btw" as "I'm vegan"."""
-    text = text.strip()
-    core = _TRAILING_ASIDE.sub("", INTERJECTION.sub("", text)).rstrip(".!").strip()
-    return core or text.rstrip(".!")
 
 
 # a question typed without its "?" ("whats my dogs name", "do i still work there") or a bid

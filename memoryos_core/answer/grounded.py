@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..asides import EMOJI_CHARS, INTERJECTION
 from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
@@ -36,7 +37,7 @@ REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than th
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
 CONSIDERED_SHOWN = 5  # candidates the trace explains
 
-_INTERJECTION = courtesy.INTERJECTION
+_INTERJECTION = INTERJECTION
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,7 @@ def asks(sentence: str) -> bool:
 
 # where a statement ends and the question after it begins inside one sentence: an emoji, a
 # dash or a colon, or a comma before a question word ("we have a dog, Chispa, how do we…?")
-_BREAK = re.compile(rf"\s*(?:[{courtesy.EMOJI_CHARS}]+\ufe0f?|\s[-\u2013\u2014]\s|:)\s*"
+_BREAK = re.compile(rf"\s*(?:[{EMOJI_CHARS}]+\ufe0f?|\s[-\u2013\u2014]\s|:)\s*"
                     r"|,\s+(?=(?:what|whats|what's|where|when|who|which|why|how|can|could|"
                     r"would|should|do|does|did|is|are|any)\b)", re.IGNORECASE)
 

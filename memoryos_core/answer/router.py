@@ -39,6 +39,9 @@ EXAMPLE_FILES = ("routes_written.jsonl", "routes_written2.jsonl", "routes_writte
                  "routes_newcomer_dev.jsonl")
 SHIPPED = DATA / "router_weights.npz"  # fitted for SHIPPED_MODEL, checked against the data
 SHIPPED_MODEL = "all-MiniLM-L6-v2"
+# the modules deciding which messages get a set reply: the floors are chosen with them
+REPLY_SOURCES = (DATA.parent / "courtesy.py", DATA.parent / "saying.py",
+                 DATA.parent.parent / "asides.py")
 FOLDS = 5
 FLOOR_GRID = tuple(round(0.30 + 0.05 * i, 2) for i in range(13))  # 0.30 .. 0.90
 PRECISION_BETA = 0.5  # F-beta with beta 0.5: precision counts twice recall
@@ -94,7 +97,7 @@ def examples(files: tuple[str, ...] = EXAMPLE_FILES) -> list[dict[str, str]]:
 def data_hash(rows: list[dict[str, str]]) -> str:
     """A digest of the examples, the fit's settings and the set replies the floors were
     chosen with (courtesy.py): shipped weights must match it."""
-    replies = (Path(__file__).resolve().parent / "courtesy.py").read_bytes()
+    replies = b"".join(p.read_bytes() for p in REPLY_SOURCES)
     blob = json.dumps([rows, STEPS, L2, FOLDS, FLOOR_GRID, CASUAL_COPIES,
                        hashlib.sha256(replies).hexdigest()], sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]

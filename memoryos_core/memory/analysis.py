@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ..asides import without_asides
 from ..context import Context
 from ..errors import ModelError
 from ..llm.structured import call_structured
@@ -248,9 +249,20 @@ def extractive_facts(chunk: list[dict[str, Any]]) -> dict[str, list[dict[str, An
             for sentence in sentences(text):  # "Dr. Vasquez" is one sentence
                 sentence = sentence.strip()
                 if is_statement(sentence):
-                    out[kind].append({"text": sentence, "sources": [int(page["id"])]})
+                    out[kind].append({"text": statement(sentence), "sources": [int(page["id"])]})
                     break
     return out
+
+
+def statement(sentence: str) -> str:
+    """The sentence kept as a fact without its asides: "fyi I'm a midwife btw" is kept as
+    "I'm a midwife" (the memory page shows what was told, not how it was dropped in)."""
+    said = sentence.strip()
+    core = without_asides(said)
+    if core == said.rstrip(".!"):
+        return said
+    end = said[-1] if said.endswith((".", "!")) and not core.endswith((".", "!")) else ""
+    return core[:1].upper() + core[1:] + end
 
 
 def is_statement(sentence: str) -> bool:

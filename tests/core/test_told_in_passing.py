@@ -80,3 +80,19 @@ def test_a_fact_told_in_passing_is_answered_without_the_model(make_engine):
     assert say("started at a bakery last week") == \
         "Got it: \u201cstarted at a bakery last week\u201d."
     assert model.calls == []
+
+
+def test_a_fact_told_in_passing_is_kept_without_its_asides(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive",
+                         short_term_capacity=2)
+    turns = [("fyi I'm a midwife, mostly night shifts", "Noted."),
+             ("heads up, I can't eat shellfish btw", "Noted."),
+             ("oh and we have a tortoise called Ada 🐢", "Noted."),
+             ("I live in Leeds.", "Noted."), ("Thanks, talk soon!", "Bye."),
+             ("See you tomorrow.", "Take care.")]
+    for i, (text, reply) in enumerate(turns):
+        engine.add_exchange("u1", text, reply, timestamp=1_683_540_000 + i * 600)
+    engine.force_analysis("u1")
+    kept = {f["text"] for f in engine.state("u1")["long_term"]["user_facts"]}
+    assert {"I'm a midwife, mostly night shifts", "I can't eat shellfish",
+            "We have a tortoise called Ada", "I live in Leeds."} <= kept
