@@ -150,13 +150,38 @@ CHAT_NOT_UPDATES = [
     ("I'm dating Nadia.", "Nadia and I went to a jazz concert on Saturday."),
     ("I teach yoga at a studio downtown.", "Seeing my students improve keeps me going."),
 ]
+# news that the value is gone, naming it (issue 44, session 23: "I sold the Clio!" left "I drive
+# an old Renault Clio." current): the older no longer holds though no new value is named; and
+# the same words of gone things that leave the older standing (someone else's, another thing)
+GONE_UPDATES = [
+    ("I drive an old Renault Clio.", "I sold the Clio!"),
+    ("I work as a pharmacist in Lille.", "I quit the pharmacy last week."),
+    ("I have a Vespa scooter.", "I sold my Vespa to a neighbour."),
+    ("I work at Deloitte as an auditor.", "I left Deloitte in June."),
+    ("I live in a flat in Bologna.", "We moved out of Bologna in March."),
+    ("I play for the Harriers every Sunday.", "I stopped playing for the Harriers."),
+    ("I'm a barista at Café Lumen.", "I'm no longer at Café Lumen."),
+    ("I ride a Yamaha motorbike.", "The Yamaha is gone, I sold it last month."),
+    ("I'm a member of the Riverside Gym.", "I gave up my Riverside Gym membership."),
+    ("I teach French at Hillcrest Academy.", "I left Hillcrest Academy at Easter."),
+]
+GONE_NOT_UPDATES = [
+    ("I work at Deloitte as an auditor.", "My sister left Deloitte last year."),
+    ("I drive a Toyota Corolla.", "My brother sold his Toyota."),
+    ("I live in Bologna.", "My parents moved out of Bologna long ago."),
+    ("I have a cat called Luna.", "I quit smoking for Luna's sake."),
+    ("I work as a nurse at Leeds General.", "I left my umbrella at Leeds General."),
+    ("I play the guitar in a band called Static.", "Our drummer quit Static last week."),
+    ("I drive a Renault Clio.", "I sold my old bike on eBay."),
+    ("I work at the Tesco in Headingley.", "I stopped eating meat in January."),
+]
 # a run of statements in time order: facts that should stay current at the end (none replaced)
 COLOURS = [f"I like colour number {n}." for n in range(1, 34)]
 TWO_PETS = ["I have a dog called Rex.", "I also have a cat called Misty."]
 
-UPDATES = FIRST_UPDATES + NEW_UPDATES + MEANING_UPDATES
+UPDATES = FIRST_UPDATES + NEW_UPDATES + MEANING_UPDATES + GONE_UPDATES
 NOT_UPDATES = (FIRST_NOT_UPDATES + NEW_NOT_UPDATES + MEANING_NOT_UPDATES
-               + CHAT_NOT_UPDATES)
+               + CHAT_NOT_UPDATES + GONE_NOT_UPDATES)
 
 # the attribute of each statement above (memory/attributes.py's names; None: none of them)
 _HOME = ["I live in Paris, near the Canal Saint-Martin, with my partner.",

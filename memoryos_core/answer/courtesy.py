@@ -229,7 +229,10 @@ _ASKS_OR_BIDS = re.compile(
     r"list|find|need|pls|please))\b", re.IGNORECASE)
 
 # a question after a comma, typed without its "?": "i miss him so much, how i stop being sad"
-_ASKED_AFTER = re.compile(rf"[,;:-]\s*(?:{WH_WORDS}|wat)\s+(?:i|do|can|should|to|would)\b",
+# ... or a bid: "we are getting a cat, give me some funny names for him"
+_ASKED_AFTER = re.compile(rf"[,;:-]\s*(?:(?:{WH_WORDS}|wat)\s+(?:i|do|can|should|to|would)\b"
+                          r"|(?:please\s+)?(?:give|tell|help|show|send|find|suggest|recommend|"
+                          r"write|make|propose)\s+(?:me|us)\b|(?:can|could|would) you\b)",
                           re.IGNORECASE)
 # a correction of the assistant ("Wrong. Python dicts keep order") is the model's to answer
 _CORRECTION = re.compile(r"\b(?:wrong|incorrect|not (?:right|correct|true)|false)\b",
@@ -290,7 +293,8 @@ def reply(message: str, recent_user_texts: list[str],
     count = len(words(text))
     if _GOODBYE.match(text) and count <= 8:
         return f"Bye{to_name}! Talk soon."
-    if THANKS.search(text) and count <= 8 and "?" not in text:
+    # "Thanks, but that's wrong" is a correction, not thanks to welcome
+    if THANKS.search(text) and count <= 8 and "?" not in text and not _CORRECTION.search(text):
         return "You're welcome!"
     greeted = GREETING.match(text)
     if greeted:

@@ -175,6 +175,23 @@ def names_former(sentence: str) -> bool:
     return _FORMER.search(sentence) is not None
 
 
+def ends_value(old: str, new: str) -> bool:
+    """True when the newer statement says a value the older names is gone, as the object of
+    its gone word ("I sold the Clio!" ends "I drive an old Renault Clio.", "I'm no longer at
+    Café Lumen" ends "I'm a barista at Café Lumen."); "I left my umbrella at Leeds General"
+    ends nothing: a thing of its own stands between."""
+    named = values(old)
+    for gone in _FORMER.finditer(new):
+        for k, match in enumerate(_TOKEN.finditer(new[gone.end():])):
+            word = match.group(0)
+            low = word.lower()
+            if _stem(low) in named and word[0].isupper():
+                return True
+            if k >= 3 or not (low in STOP_WORDS or low.endswith("ing")):
+                break
+    return False
+
+
 def asks_about_past(query: str) -> bool:
     """True when a question asks about an earlier state ("before", "used to", "previous")."""
     return _PAST.search(query) is not None

@@ -82,7 +82,9 @@ def replaces(old: str, new: str, cos: float, merge: float, old_kind: str, new_ki
     Likes never replace (many hold). Two statements of one one-value kind and one holder do,
     unless they are one statement said twice (at the merge cosine only numbers tell an update)
     or two favourites of different things. Of a pet only a changed count or one said gone.
-    A one-value statement never replaces another kind's, nor is replaced by it; the rest
+    A one-value fact is ended by a statement of any kind that says its value is gone ("I
+    sold the Clio!", `fact_history.ends_value`); otherwise a one-value statement never
+    replaces another kind's, nor is replaced by it; the rest
     (measures, "20 miles a week" -> "35") keep the extractive rule of fact_history.
     """
     if "like" in (old_kind, new_kind):
@@ -97,6 +99,11 @@ def replaces(old: str, new: str, cos: float, merge: float, old_kind: str, new_ki
         return True
     if old_kind == new_kind == "pet":
         return fact_history.other_value(old, new, "pet")
+    # "I sold the Clio!": the car no longer holds though no new one is named (of any kind
+    # the news is read as: it names no value of its own)
+    if old_kind in ONE_VALUE and fact_history.ends_value(old, new) and \
+            attributes.holder(old, old_kind) == attributes.holder(new, old_kind):
+        return True
     if old_kind in ONE_VALUE or new_kind in ONE_VALUE:
         return False
     # events, feelings, hobbies: both hold, unless a measure of one subject changed

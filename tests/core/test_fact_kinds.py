@@ -100,3 +100,22 @@ def test_fact_kinds_changes_by_meaning_keep_history_and_likes_stay_many(make_eng
         current["I also have a cat called Misty."] == []
     old = next(h for f in facts for h in f["history"] if h["text"] == "I live in Paris.")
     assert old["valid_until"] is not None
+
+
+@pytest.mark.real_model  # the kinds are learned over MiniLM's meaning
+def test_news_that_a_value_is_gone_ends_it_though_no_new_one_is_named(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive",
+                         short_term_capacity=1)
+    said = ["I drive an old Renault Clio.", "I work at Deloitte as an auditor.",
+            "I have a rabbit called Caramel.", "My sister left Deloitte last year.",
+            "Big news, I sold the Clio last week!", "Thanks, talk soon!"]
+    for i, text in enumerate(said):
+        engine.add_exchange("u1", text, "Okay.", timestamp=T0 + i * DAY, maintain=False)
+    engine.force_analysis("u1")
+    current = {f["text"]: [h["text"] for h in f["history"]]
+               for f in engine.state("u1")["long_term"]["user_facts"]}
+    # kept without its aside, the news holds the car as its history
+    assert current["I sold the Clio last week!"] == ["I drive an old Renault Clio."]
+    assert "I drive an old Renault Clio." not in current
+    # the sister's news ends nothing of the user's
+    assert current["I work at Deloitte as an auditor."] == []

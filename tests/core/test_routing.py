@@ -31,11 +31,19 @@ def test_requests_that_talk_about_the_user_go_to_the_model_and_recall_to_memory(
     requests = ["I'm starting a new job on Monday and I'm nervous, any tips?",
                 "Our dog keeps barking at night, what can we do?",
                 "My sister's wedding is next month, can you help me write a toast?",
-                "Can you suggest a name for my new kitten?", "Thanks, but that's not right."]
+                "Can you suggest a name for my new kitten?"]
     recall = ["What does my partner do for work?", "Where are we going this summer?",
               "What's my dog called again?", "Do you remember my sister's name?"]
     assert [router.route(embedder, t).route for t in requests] == ["model"] * len(requests)
     assert [router.route(embedder, t).route for t in recall] == ["memory"] * len(recall)
+    # a correction with thanks in it is answered by the model: read as small talk, it gets
+    # no "You're welcome!" (the "Thanks, but that's wrong" -> "You're welcome!")
+    from memoryos_core.answer import courtesy
+    from memoryos_core.answer.saying import reflect
+
+    correction = "Thanks, but that's not right."
+    assert router.route(embedder, correction).route in ("model", "social")
+    assert courtesy.reply(correction, [], reflect) is None
 
 
 @pytest.mark.real_model  # which word is a first name is read by meaning
