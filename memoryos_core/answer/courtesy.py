@@ -260,7 +260,8 @@ def _feeling(text: str, reflect: Callable[[str], str | None]) -> str | None:
     the model said it back as "The answer is: You're feeling…"."""
     said = sentences(text)
     felt = _FEELING.match(text.strip())
-    if felt is None or len(said) != 1 or "?" in text or len(words(text)) > MAX_FEELING_WORDS:
+    if felt is None or len(said) != 1 or "?" in text or len(words(text)) > MAX_FEELING_WORDS \
+            or _ASKED_AFTER.search(text):  # "im bored, tell me something interesting"
         return None
     back = reflect(text.strip().rstrip(".!"))
     if back is None:

@@ -96,3 +96,24 @@ def test_a_fact_told_in_passing_is_kept_without_its_asides(make_engine):
     kept = {f["text"] for f in engine.state("u1")["long_term"]["user_facts"]}
     assert {"I'm a midwife, mostly night shifts", "I can't eat shellfish",
             "We have a tortoise called Ada", "I live in Leeds."} <= kept
+
+
+def test_a_message_between_small_talk_and_told_is_answered_in_kind():
+    """Unsure which of the two, sure it is one of them: the set reply, not the model."""
+    import numpy as np
+
+    from memoryos_core.llm.classifier import SoftmaxModel
+
+    model = SoftmaxModel(list(router.ROUTES), np.zeros((1, 4)), np.zeros(4))
+    fitted = router.Router(model, {"memory": 0.6, "told": 0.4, "social": 0.6, "in_kind": 0.65})
+    split = fitted.decide(np.array([0.04, 0.03, 0.35, 0.58]))
+    assert split.route == "social" and not split.unsure
+    # small talk under its floor with the rest on the model: the model answers
+    assert fitted.decide(np.array([0.04, 0.41, 0.0, 0.55])).route == "model"
+
+
+@pytest.mark.real_model
+def test_a_name_given_with_a_greeting_is_met_by_name_not_by_the_model(make_engine):
+    _, model, say = _new_user_chat(make_engine)
+    assert say("Hello! I'm Inès.") == "Nice to meet you, Inès! What's on your mind?"
+    assert model.calls == []
