@@ -125,22 +125,30 @@ def choose_floors(probs: np.ndarray, labels: list[str], classes: list[str],
     for k, route in enumerate(classes):
         if route == "model":
             continue
-        best_floor, best_f = FLOOR_GRID[0], -1.0
         top = probs.argmax(axis=1) == k
         if answered is not None and route in answered:
             top = top & answered[route]
-        for floor in FLOOR_GRID:
-            said = top & (probs[:, k] >= floor)
-            tp = float(np.sum(said & (gold == route)))
-            precision = tp / max(1.0, float(said.sum()))
-            recall = tp / max(1.0, float(np.sum(gold == route)))
-            b2 = PRECISION_BETA ** 2
-            f = (1 + b2) * precision * recall / max(1e-9, b2 * precision + recall)
-            if f > best_f + 1e-9:
-                best_floor, best_f = floor, f
-        floors[route] = best_floor
+        right = gold == route
+        floors[route] = _best_floor(probs[:, k], top, right, int(right.sum()), FLOOR_GRID[0])
     floors["in_kind"] = _in_kind_floor(probs, gold, classes, floors, answered)
     return floors
+
+
+def _best_floor(score: np.ndarray, candidates: np.ndarray, right: np.ndarray, relevant: int,
+                default: float) -> float:
+    """Of FLOOR_GRID, the floor whose candidates at or above it have the best F0.5 (precision
+    among them, recall of `relevant`); `default` where none says anything right."""
+    best_floor, best_f = default, 0.0
+    for floor in FLOOR_GRID:
+        said = candidates & (score >= floor)
+        tp = float(np.sum(said & right))
+        precision = tp / max(1.0, float(said.sum()))
+        recall = tp / max(1.0, float(relevant))
+        b2 = PRECISION_BETA ** 2
+        f = (1 + b2) * precision * recall / max(1e-9, b2 * precision + recall)
+        if f > best_f + 1e-9:
+            best_floor, best_f = floor, f
+    return best_floor
 
 
 def _in_kind_floor(probs: np.ndarray, gold: np.ndarray, classes: list[str],
@@ -156,17 +164,7 @@ def _in_kind_floor(probs: np.ndarray, gold: np.ndarray, classes: list[str],
         under &= np.array([bool(answered[classes[t]][i]) if classes[t] in answered else True
                            for i, t in enumerate(top)])
     right = np.isin(gold, IN_KIND)
-    best_floor, best_f = 2.0, 0.0
-    for floor in FLOOR_GRID:
-        said = under & (probs[:, kind].sum(axis=1) >= floor)
-        tp = float(np.sum(said & right))
-        precision = tp / max(1.0, float(said.sum()))
-        recall = tp / max(1.0, float(np.sum(under & right)))
-        b2 = PRECISION_BETA ** 2
-        f = (1 + b2) * precision * recall / max(1e-9, b2 * precision + recall)
-        if f > best_f + 1e-9:
-            best_floor, best_f = floor, f
-    return best_floor
+    return _best_floor(probs[:, kind].sum(axis=1), under, right, int(np.sum(under & right)), 2.0)
 
 
 def train(embedder: Embedder, rows: list[dict[str, str]]) -> Router:
