@@ -6,6 +6,8 @@ training messages), beside the hand-written rules it replaced (the baseline, sam
 `--write-weights` fits the router on the real MiniLM model and writes the weights the product
 ships (answer/data/router_weights.npz), stamped with the examples' digest.
 
+`--heldout benchmarks/data/routes_heldout_short.jsonl` scores 150 short messages written apart
+from the examples (facts told in passing, short requests, small talk and recall; 30 people).
 `--casual` scores the held-out messages as typed in a hurry (lower case, no apostrophes, no
 closing "?"): `text.casually_typed`.
 
