@@ -49,10 +49,13 @@ TRAILING_ASIDE = re.compile(rf"(?:[\s,;:-]+(?:btw|by the way|fyi|fwiw|tbh|lol|ha
                             rf"just so (?:you|u) know|for the record)\b|\s*{EMOJI}|\s*:[)D])+"
                             r"[\s.!]*$", re.IGNORECASE)
 
+_MIDDLE_ASIDE = re.compile(r"\s+(?:btw|fyi|fwiw|tbh|lol|haha+)\b(?=\s*[,;])", re.IGNORECASE)
+
 
 def without_asides(text: str) -> str:
     """A statement without the asides around it: "Actually we moved to Gdańsk" tells as much
     as "We moved to Gdańsk", "I'm vegan btw" as "I'm vegan"."""
     text = text.strip()
     core = TRAILING_ASIDE.sub("", INTERJECTION.sub("", text)).rstrip(".!").strip()
+    core = _MIDDLE_ASIDE.sub("", core)  # "my gf is Jiwoo btw, shes a nurse"
     return core or text.rstrip(".!")

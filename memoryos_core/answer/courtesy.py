@@ -20,23 +20,31 @@ from ..text import WH_WORDS, casual_restored, sentences, words
 PLAIN_REPLY = {"chat": "I see. Tell me more?",
                "general": "I'm not sure about that. A bigger model (Settings) would answer"
                           " it better."}
-GREETING = re.compile(r"^\s*(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|"
+GREETING = re.compile(r"^\s*(?:hi+|hello|hey+|heya|heyo|hiya|howdy|yo|good (?:morning|afternoon|evening)|"
                       r"greetings)\b[\s,!.]*(?:there|all|everyone|again|friend)?[\s,!.]*",
                       re.IGNORECASE)
-THANKS = re.compile(r"\b(?:thanks|thank you|thank u|thx|cheers|much appreciated)\b",
+THANKS = re.compile(r"\b(?:thanks|thank you|thank u|thx|ty|tysm|cheers|much appreciated)\b",
                     re.IGNORECASE)
-_GOODBYE = re.compile(r"^\s*(?:(?:ok(?:ay)?|well|thanks?|thank you|cheers|right)[\s,!.]*)*(?:"
+_GOODBYE = re.compile(r"^\s*(?:(?:ok(?:ay)?|well|thanks?|thank you|thx|ty|cheers|right)[\s,!.]*)*(?:"
                       r"bye|goodbye|good night|night night|see (?:you|ya)|talk (?:to you )?"
-                      r"(?:later|soon)|speak soon|catch you later|take care|gotta go|got to go|"
+                      r"(?:later|soon)|speak soon|catch you later|take care|gotta go|got to go|gtg|"
                       r"i have to go|i'm off|i'm heading off|off to bed|going to bed|sleep well)\b"
                       # sign-offs that say it only alone ("night shifts are hard" is no goodbye)
                       r"|^\s*(?:(?:ok(?:ay)?|thanks?|cheers|right)[\s,!.]*)*(?:g?'?night|nighty "
                       r"night|nite|gn|ttyl|cya|later|laters|cheerio|ta-?ra)[\s!.x]*$",
                       re.IGNORECASE)
+# an acknowledgement alone ("ok thats cool", "fair enough", "got it"): the small model took it
+# for a request and offered help with "creative projects"
+_ACK = re.compile(r"^\s*(?:(?:ok(?:ay)?|oh|ah|haha|lol|right)[\s,!.]*)*(?:ok(?:ay)?|cool|nice|great|"
+                  r"neat|awesome|perfect|alright|fair enough|got it|i see|i understand|understood|"
+                  r"makes sense|sounds good|"
+                  r"good to know|interesting|that'?s (?:cool|nice|great|interesting|fair)|"
+                  r"noted|sure)(?:[\s,!.]*(?:then|lol|haha))*[\s!.]*$", re.IGNORECASE)
 _HOW_ARE_YOU = re.compile(r"^\s*how(?:'s| is| are) (?:you|it going|things)\b[^.!?]*[?!.]*\s*$",
                           re.IGNORECASE)
 NAME_GIVEN = re.compile(r"\b(?i:my name is) ([A-Z][\w'-]+)"
-                        r"|\b(?:(?i:call me)) ([A-Z][\w'-]+)\s*[.!]?$")
+                        r"|\b(?:(?i:call me)) ([A-Z][\w'-]+)\s*[.!]?$"
+                        r"|^(?i:name['’]?s) ([A-Z][\w'-]+)\b")  # "name's Tae, 24, …"
 # "I'm Sam" gives a name, "I'm Chinese" does not: the word is checked by meaning (names.py)
 _IM = re.compile(r"\b(?:I'm|I am) ([A-Z][\w'-]+)\s*[.!]?$")
 # the user's own name only: "a dog called Pepper" names the dog
@@ -216,6 +224,8 @@ def _told(message: str, reflect: Callable[[str], str | None],
             facts.append(reflected[0].lower() + reflected[1:] if own or _OWNED.match(
                 reflected.split()[0]) or reflected.lower().startswith("your ") else reflected)
     if (fragment or (short and not facts and not name)) and not _CORRECTION.search(rest):
+        given = NAME_GIVEN.search(rest)  # "name's Tae, 24, grad student in Busan"
+        name = name or (next(g for g in given.groups() if g) if given else None)
         return name, [f"\u201c{without_asides(rest)}\u201d"]  # quoted whole, as typed
     return name, facts
 
@@ -249,7 +259,7 @@ def _fragment(clause: str) -> bool:
     said = words(clause)
     return len(said) >= 2 and not _FIRST_PERSON_OPENING.match(clause) \
         and not _ASKS_OR_BIDS.match(clause) and not THANKS.search(clause) \
-        and not GREETING.match(clause) \
+        and not GREETING.match(clause) and not _ACK.match(clause) \
         and not _NOT_A_FACT.match(clause) and not _ON_THE_TALK.search(clause) \
         and not any(w in ("you", "your", "you're", "u") for w in said) \
         and not any(w in ("i", "i'm", "im", "we", "we're") for w in said)  # "Yesterday, I…"
@@ -282,6 +292,8 @@ def reply(message: str, recent_user_texts: list[str],
     felt = _feeling(text, reflect)
     if felt is not None:
         return felt
+    if _ACK.match(text) and not THANKS.search(text):
+        return "Okay! What else is on your mind?"
     given, facts = _told(text, reflect, is_name, told)
     if facts and _LOSS.search(text):
         return "I'm so sorry to hear that. Do you want to talk about it?"

@@ -117,3 +117,19 @@ def test_a_name_given_with_a_greeting_is_met_by_name_not_by_the_model(make_engin
     _, model, say = _new_user_chat(make_engine)
     assert say("Hello! I'm Inès.") == "Nice to meet you, Inès! What's on your mind?"
     assert model.calls == []
+
+
+def test_short_small_talk_as_typed_on_a_phone_is_met_in_kind():
+    """The small model answered "ok thats cool" and "ty, gtg" with offers of help on
+    "creative projects"."""
+    def social(text: str) -> str | None:
+        return courtesy.reply(text, [], reflect)
+
+    for ack in ("ok thats cool", "fair enough", "I see.", "Okay, cool."):
+        assert social(ack) == "Okay! What else is on your mind?", ack
+    assert social("cool, thanks") == "You're welcome!"
+    assert social("yo") == "Hello! What would you like to talk about?"
+    assert social("ty, gtg") == "Bye! Talk soon."
+    # a name given as typed in a hurry, and an aside inside the sentence
+    assert told("name's Tae, 24, grad student in Busan").startswith("Nice to meet you, Tae!")
+    assert told("my gf is Jiwoo btw, shes a nurse") == "Got it: your gf is Jiwoo, shes a nurse."
