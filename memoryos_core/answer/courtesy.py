@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 
 from ..asides import INTERJECTION, without_asides
 from ..text import WH_WORDS, casual_restored, sentences, words
+from .saying import SECOND_PERSON
 
 PLAIN_REPLY = {"chat": "I see. Tell me more?",
                "general": "I'm not sure about that. A bigger model (Settings) would answer"
@@ -252,6 +253,10 @@ _LOSS = re.compile(r"\b(?:passed away|passed on|died|dead|death|funeral|lost my|
                    r"put (?:him|her|them) down|was put down)\b", re.IGNORECASE)
 
 
+# words to the assistant, or a subject later in the clause ("Yesterday, I went…"): no fragment
+_A_SUBJECT = SECOND_PERSON | {"i", "i'm", "im", "we", "we're"}
+
+
 def _fragment(clause: str) -> bool:
     """A statement without its subject ("allergic to penicillin", "two cats and a parrot"):
     not a question, a bid, a greeting, thanks, a correction, words to the assistant, or a
@@ -261,8 +266,7 @@ def _fragment(clause: str) -> bool:
         and not _ASKS_OR_BIDS.match(clause) and not THANKS.search(clause) \
         and not GREETING.match(clause) and not _ACK.match(clause) \
         and not _NOT_A_FACT.match(clause) and not _ON_THE_TALK.search(clause) \
-        and not any(w in ("you", "your", "you're", "u") for w in said) \
-        and not any(w in ("i", "i'm", "im", "we", "we're") for w in said)  # "Yesterday, I…"
+        and not any(w in _A_SUBJECT for w in said)
 
 
 def _feeling(text: str, reflect: Callable[[str], str | None]) -> str | None:

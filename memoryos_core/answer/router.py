@@ -34,6 +34,7 @@ from .saying import reflect
 
 ROUTES = ("memory", "model", "told", "social")
 IN_KIND = ("told", "social")  # the routes answered in kind (a set reply where one fits)
+NEVER = 2.0  # a floor no probability reaches
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLE_FILES = ("routes_written.jsonl", "routes_written2.jsonl", "routes_written3.jsonl",
                  "routes_written4.jsonl", "routes_real.jsonl",
@@ -84,7 +85,7 @@ class Router:
             # "Hello! I'm Inès." at 0.59 small talk and 0.35 told: unsure which, sure it is
             # one of the two answered in kind
             in_kind = named.get("told", 0.0) + named.get("social", 0.0)
-            if best in IN_KIND and in_kind >= self.floors.get("in_kind", 2.0):
+            if best in IN_KIND and in_kind >= self.floors.get("in_kind", NEVER):
                 return Routed(best, named, self.floors["in_kind"])
             return Routed("model", named, floor, unsure=True)
         return Routed(best, named, floor)
@@ -155,7 +156,7 @@ def _in_kind_floor(probs: np.ndarray, gold: np.ndarray, classes: list[str],
                    floors: dict[str, float], answered: dict[str, np.ndarray] | None) -> float:
     """The floor of told and small talk together, for a row whose likeliest route is one of
     them but under its own floor: of FLOOR_GRID, the best F0.5 of "answered in kind, and told
-    or small talk" over such rows (2.0, never, where no row is)."""
+    or small talk" over such rows (NEVER where no row is)."""
     kind = [classes.index(r) for r in IN_KIND]
     top = probs.argmax(axis=1)
     under = np.isin(top, kind) & (probs[np.arange(len(top)), top] <
@@ -164,7 +165,7 @@ def _in_kind_floor(probs: np.ndarray, gold: np.ndarray, classes: list[str],
         under &= np.array([bool(answered[classes[t]][i]) if classes[t] in answered else True
                            for i, t in enumerate(top)])
     right = np.isin(gold, IN_KIND)
-    return _best_floor(probs[:, kind].sum(axis=1), under, right, int(np.sum(under & right)), 2.0)
+    return _best_floor(probs[:, kind].sum(axis=1), under, right, int(np.sum(under & right)), NEVER)
 
 
 def train(embedder: Embedder, rows: list[dict[str, str]]) -> Router:
@@ -200,7 +201,7 @@ def save(router: Router, path: Path, digest: str) -> None:
                         classes=np.array(router.model.classes),
                         floors=np.array([router.floors.get(c, 0.0)
                                          for c in router.model.classes]),
-                        in_kind=np.array(router.floors.get("in_kind", 2.0)),
+                        in_kind=np.array(router.floors.get("in_kind", NEVER)),
                         digest=np.array(digest))
 
 

@@ -75,20 +75,25 @@ def test_fact_kinds_data_holds_enough_labelled_sentences_and_a_held_out_split(em
         assert fact_kinds.classify_many(embedder.embed(["I live in Paris."]), embedder) is None
 
 
-@pytest.mark.real_model  # the kinds are learned over MiniLM's meaning
-def test_fact_kinds_changes_by_meaning_keep_history_and_likes_stay_many(make_engine):
+def _analysed_facts(make_engine, said: list[str]) -> list[dict]:
+    """The user facts after `said`, a day apart, and a forced extractive analysis."""
     engine = make_engine(consolidation="extractive", analysis="extractive",
                          short_term_capacity=1)
+    for i, text in enumerate(said):
+        engine.add_exchange("u1", text, "Okay.", timestamp=T0 + i * DAY, maintain=False)
+    engine.force_analysis("u1")
+    return engine.state("u1")["long_term"]["user_facts"]
+
+
+@pytest.mark.real_model  # the kinds are learned over MiniLM's meaning
+def test_fact_kinds_changes_by_meaning_keep_history_and_likes_stay_many(make_engine):
     said = ["I work as a teacher at a primary school.", "I drive an old Volvo.",
             "I live in Paris.", "I have a dog called Rex.",
             *[f"I like colour number {n}." for n in range(1, 6)],
             "Last week I started a new job as a software tester.",
             "I sold it and now I cycle everywhere.", "I moved to Berlin last month.",
             "I also have a cat called Misty.", "Thanks, talk soon!"]
-    for i, text in enumerate(said):
-        engine.add_exchange("u1", text, "Okay.", timestamp=T0 + i * DAY, maintain=False)
-    engine.force_analysis("u1")
-    facts = engine.state("u1")["long_term"]["user_facts"]
+    facts = _analysed_facts(make_engine, said)
     current = {f["text"]: [h["text"] for h in f["history"]] for f in facts}
     assert current["Last week I started a new job as a software tester."] == [
         "I work as a teacher at a primary school."]
@@ -104,16 +109,11 @@ def test_fact_kinds_changes_by_meaning_keep_history_and_likes_stay_many(make_eng
 
 @pytest.mark.real_model  # the kinds are learned over MiniLM's meaning
 def test_news_that_a_value_is_gone_ends_it_though_no_new_one_is_named(make_engine):
-    engine = make_engine(consolidation="extractive", analysis="extractive",
-                         short_term_capacity=1)
     said = ["I drive an old Renault Clio.", "I work at Deloitte as an auditor.",
             "I have a rabbit called Caramel.", "My sister left Deloitte last year.",
             "Big news, I sold the Clio last week!", "Thanks, talk soon!"]
-    for i, text in enumerate(said):
-        engine.add_exchange("u1", text, "Okay.", timestamp=T0 + i * DAY, maintain=False)
-    engine.force_analysis("u1")
     current = {f["text"]: [h["text"] for h in f["history"]]
-               for f in engine.state("u1")["long_term"]["user_facts"]}
+               for f in _analysed_facts(make_engine, said)}
     # kept without its aside, the news holds the car as its history
     assert current["I sold the Clio last week!"] == ["I drive an old Renault Clio."]
     assert "I drive an old Renault Clio." not in current
