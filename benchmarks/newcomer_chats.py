@@ -14,7 +14,8 @@ not judged here, only whether it was asked); `--real` uses SmolLM2 itself.
 `--casual` sends every message as people type on a phone: lower case, contractions without
 their apostrophe ("im", "dont"), so no rule may lean on a capital letter or an apostrophe.
 
-    python -m benchmarks.newcomer_chats [--set heldout|dev] [--casual] [--real] [--json] [--show]
+    python -m benchmarks.newcomer_chats [--set heldout|dev | --chats FILE] [--casual] [--real]
+        [--json] [--show]
 """
 
 from __future__ import annotations
@@ -115,9 +116,11 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print every answer")
     parser.add_argument("--casual", action="store_true",
                         help="lower case, contractions without apostrophes")
+    parser.add_argument("--chats", type=Path, help="another file of chats in the same form")
     args = parser.parse_args()
     files = [DATA / "newcomer_chats_heldout.json"] if args.set == "heldout" else \
         sorted(DATA.glob("newcomer_chats_dev*.json"))
+    files = [args.chats] if args.chats else files
     chats = [c for f in files for c in json.loads(f.read_text())]
     emb = common.embedder()
     if args.real:
