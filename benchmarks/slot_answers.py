@@ -245,6 +245,10 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
     # (the one-SE rule, the error over chats): what was found is offered rather than "I don't
     # remember" unless that measurably costs more (issue 44: "I don't remember" only where
     # memory holds nothing related)
+    def cost_of(model: SlotModel) -> float:
+        return float(tally([outcome(q, *decide(c, q, model))
+                            for q, c in zip(train, chances, strict=True)])["cost"])
+
     def per_chat(related: float) -> dict[str, float]:
         model = dataclasses.replace(probe(floor, hedge, share, offers, newest, ratio, lead,
                                           lead_floor), related_hedge=related)
@@ -262,8 +266,15 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
             break
     model = dataclasses.replace(probe(floor, hedge, share, offers, newest, ratio, lead,
                                       lead_floor), related_hedge=related_hedge)
+    # a later sentence that says the answer's value changed is said instead, where that costs
+    # less out of fold (ties: not)
+    follows = dataclasses.replace(model, follows_updates=True)
+    updates_cost = {"off": cost_of(model), "on": cost_of(follows)}
+    if updates_cost["on"] < updates_cost["off"]:
+        model = follows
     costs.update({("led", *k): c for k, c in led.items()})
-    return model, {"floor": {"/".join(map(str, k)): c for k, c in costs.items()},
+    return model, {"follows_updates": updates_cost,
+                   "floor": {"/".join(map(str, k)): c for k, c in costs.items()},
                    "oof": chances}
 
 
@@ -287,7 +298,7 @@ def _questions(emb: Any, no_lufy: bool, cache: bool) -> tuple[list[Question], li
 
     # the slot model's own code weighs the candidates, it does not make them
     made_by = sorted(p for p in (common.ROOT / "memoryos_core").rglob("*.py")
-                     if p.name not in ("slot.py", "slot_model.py")) + DEV + [HELDOUT]
+                     if p.name not in ("slot.py", "slot_model.py", "over_time.py")) + DEV + [HELDOUT]
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in made_by)).hexdigest()[:16]
     path = Path(tempfile.gettempdir()) / f"memoryos-slot-questions-{digest}-{int(no_lufy)}.pkl"
     if cache and path.exists():

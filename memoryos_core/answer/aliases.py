@@ -18,6 +18,11 @@ from ..text import STOP_WORDS, owned
 
 _OWNERS = frozenset({"my", "our"})
 MAX_ALIASES = 3  # names searched per question at most
+MAX_LISTED = 4  # names of a plural's list after the first
+# the next names of a list, each after "and" or a comma and what the one before has beside
+# it ("who's 14"), within one clause
+_LISTED = re.compile(r"(?:\s+who(?:'s|’s| is)\s+\w+|\s+\(\w+\))?(?:,\s*(?:and\s+)?|\s+and\s+)"
+                     r"([A-Z][\w'-]+)")
 
 
 def owned_nouns(question: str) -> list[str]:
@@ -40,6 +45,15 @@ def _patterns(nouns: Sequence[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return after, before
 
 
+def _listed(text: str, at: int) -> list[str]:
+    """The names a list goes on with from `at` (`_LISTED`), each right after the one before."""
+    out: list[str] = []
+    while len(out) < MAX_LISTED and (more := _LISTED.match(text, at)):
+        out.append(more.group(1))
+        at = more.end()
+    return out
+
+
 def given_names(noun: str | Sequence[str], texts: Iterable[str]) -> list[str]:
     """The names the texts give `noun`, or any of several nouns (lower-cased, most often
     given first): a capitalised word in apposition (in a text all in lower case "my husband
@@ -50,11 +64,15 @@ def given_names(noun: str | Sequence[str], texts: Iterable[str]) -> list[str]:
     for text in texts:
         for pattern in (after, before):
             for found in pattern.finditer(text):
-                name = found.group(1)
-                low = name.lower()
-                if name[0].isupper() and low not in STOP_WORDS \
-                        and low not in nouns and low not in _OWNERS:
-                    counts[low] = counts.get(low, 0) + 1
+                named = [found.group(1)]
+                # a plural names each of a list: "two kids, Imran who's 14 and Nadia who's 9"
+                if pattern is after and re.match(r"\w+s\b", found.group(0), re.IGNORECASE):
+                    named += _listed(text, found.end())
+                for name in named:
+                    low = name.lower()
+                    if name[0].isupper() and low not in STOP_WORDS \
+                            and low not in nouns and low not in _OWNERS:
+                        counts[low] = counts.get(low, 0) + 1
     return sorted(counts, key=lambda n: -counts[n])
 
 

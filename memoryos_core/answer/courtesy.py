@@ -105,7 +105,10 @@ def clauses(sentence: str) -> list[str]:
     parts, start = [], 0
     for cut in _CLAUSE.finditer(sentence):
         before = sentence[start:cut.start()]
-        if "and" in cut.group(0).lower() and _shared_subject(before):
+        # "Faisal drives a taxi, mostly nights, and we've got two kids": a contracted verb
+        # ("we've", "I'm") makes a clause, no shared subject ("Min-jun and I")
+        bare = sentence[cut.end():].split(maxsplit=1)[0].lower() in ("i", "we", "my", "our")
+        if "and" in cut.group(0).lower() and bare and _shared_subject(before):
             continue
         # a comma alone joins two of the user's clauses ("I'm Leilani, I teach surfing"),
         # not a phrase to its clause ("In October, I…", "When I was young, I…")

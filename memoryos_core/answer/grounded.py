@@ -26,7 +26,7 @@ from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
 from ..text import WH_WORDS, casual_restored, sentences, words
 from . import courtesy, names, router, saying, slot
-from .lists import list_parts
+from .lists import list_parts, other_subject_parts
 from .saying import reflect
 from .types import Retrieval
 
@@ -293,6 +293,9 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
             # a list's items apart too: "What animal is Shelly?" by "We have a tortoise
             # called Shelly", not by the sentence that names the dog first
             parts += [item for c in parts for item in list_parts(c) if item not in parts]
+            # and a clause with a subject of its own: "Which day is my blood test?" by "I
+            # have my blood tests every second Tuesday", not with the bowls club on Fridays
+            parts += [item for c in parts for item in other_subject_parts(c) if item not in parts]
             out += [Said(c, page_id, None, ts) for c in parts if len(c.split()) >= 3]
             if len(parts) > 1:
                 out.append(Said(s, page_id, None, ts))

@@ -15,7 +15,7 @@ chosen on out-of-fold predictions. Measured on held-out chats: `python -m benchm
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,10 +23,12 @@ import numpy as np
 from ..llm import Embedder
 from ..memory import attributes, fact_history, fact_kinds, kinship
 from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
+from . import over_time
 from .aliases import given_names
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
-from .lists import list_parts
+from .lists import list_parts, other_subject_parts
 from .names import name_like
+from .over_time import latest, of_its_time, updates
 from .slot_model import SlotModel, shipped
 
 FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "subject_near",
@@ -237,6 +239,8 @@ class Setting:
     texts: list[str]  # lower-cased, to find a clause inside its sentence
     items: list[list[int]]  # of a list sentence, the candidates that are its items
     related: list[bool]  # shares a word of meaning with the question or names its head
+    # the later sentences that restate each one's value as changed (none where not asked now)
+    updated_by: list[list[int]] = field(default_factory=list)
 
 
 def _head_is_asked(embedder: Embedder, question: str, asked: set[str]) -> bool:
@@ -275,7 +279,9 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     kinds = [states(c, k) for c, k in zip(candidates, learned, strict=True)]
     texts = [" ".join(words(c.sentence)) for c in candidates]
     where = {t: j for j, t in enumerate(texts)}
-    items = [[where[t] for t in (" ".join(words(p)) for p in list_parts(c.sentence))
+    # a list's items, and clauses with a subject of their own ("Rui has an old dog")
+    items = [[where[t] for t in (" ".join(words(p)) for p in
+                                 list_parts(c.sentence) + other_subject_parts(c.sentence))
               if t in where] for c in candidates]
     # "my job" in "What is my job now?" is the asked attribute, no person or thing to name:
     # "I quit the hotel job" must not be the only sentence that may answer
@@ -285,8 +291,13 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     asked_words = {stem(w) for w in content(question)}
     related = [any(met(w, {stem(x) for x in content(c.sentence)}) for w in asked_words)
                or (bool(terms) and names(terms, c.sentence)) for c in candidates]
-    return Setting(allowed, bool(terms), stating, agreed, kinds,
-                   [c.timestamp or 0.0 for c in candidates], texts, items, related)
+    times = [c.timestamp or 0.0 for c in candidates]
+    return Setting(allowed, bool(terms), stating, agreed, kinds, times, texts, items, related,
+                   updates([c.sentence for c in candidates],
+                           [{stem(w) for w in content(c.sentence)} - asked_words - terms
+                            - over_time.names(c.sentence) for c in candidates], times,
+                           allowed)
+                   if fact_history.asks_about_now(question) else [[] for _ in candidates])
 
 
 def best(chances: np.ndarray, allowed: Sequence[bool]) -> int | None:
@@ -330,6 +341,8 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
             found.times[k] == found.times[j] and held[k] < held[j] for k in stating)]
         stating.sort(key=lambda j: (found.times[j], j))
         i = of_its_time(stating, found.texts, found.times, past)
+    if model.follows_updates and not past and found.updated_by:
+        i = latest(i, found.updated_by, found.times)
     if sure >= model.floor:
         return i, None, sure
     if sure < model.hedge and model.agreed_offers:
@@ -349,23 +362,6 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
     near = found.related[i] and sure >= model.related_hedge
     return None, (i if sure >= model.hedge or near or leads else None), sure
 
-
-def of_its_time(stating: list[int], texts: Sequence[str], times: Sequence[float],
-                past: bool) -> int:
-    """Of the statements of one attribute, oldest first, the one that holds now or, for the
-    past, the one before it. A statement naming a value that no longer holds ("we moved out
-    of Bologna", "I quit the hotel job") is the past unless a value was said before it (the one
-    it replaced), and the present only where nothing said since or with it names a value."""
-    former = [j for j in stating if fact_history.names_former(texts[j])]
-    current = [j for j in stating if j not in former]
-    if past:
-        if former:  # the value said before the news that it is gone, else the news itself
-            replaced = [j for j in current if times[j] < times[former[-1]]]
-            return replaced[-1] if replaced else former[-1]
-        return current[-2] if len(current) > 1 else current[-1]
-    if current and (not former or times[current[-1]] >= times[former[-1]]):
-        return current[-1]
-    return stating[-1]
 
 
 def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],

@@ -46,6 +46,8 @@ class SlotModel:
     # ("I left the restaurant" is a home to the attributes' descriptions, a job to the kinds)
     related_hedge: float = float("inf")  # offered as "not sure" from this, under the hedge,
     # where it shares a word with the question or names the person or thing asked about
+    follows_updates: bool = False  # a later sentence that names the answer's value with a
+    # change ("I'm on Jardiance now instead of the metformin") is said in its place
 
     def choice(self, x: np.ndarray) -> np.ndarray:
         """The probability that each candidate is the answer (the rest: none of them)."""
@@ -109,7 +111,8 @@ def load(features: Sequence[str], path: Path = WEIGHTS) -> SlotModel:
                      float(data.get("part_ratio", "inf")), float(data.get("lead", "inf")),
                      float(data.get("lead_floor", 1.0)), str(data.get("offers_by", "both")),
                      str(data.get("newest_by", "either")),
-                     float(data.get("related_hedge", "inf")))
+                     float(data.get("related_hedge", "inf")),
+                     bool(data.get("follows_updates", False)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -127,5 +130,5 @@ def save(model: SlotModel, path: Path = WEIGHTS, **about: Any) -> None:
         "same_share": model.same_share, "agreed_offers": model.agreed_offers,
         "lead": str(model.lead), "lead_floor": model.lead_floor, "offers_by": model.offers_by,
         "newest_by": model.newest_by, "part_ratio": str(model.part_ratio),
-        "related_hedge": str(model.related_hedge),
+        "related_hedge": str(model.related_hedge), "follows_updates": model.follows_updates,
         "embedder": model.measured_with, **about}, indent=1) + "\n", encoding="utf-8")

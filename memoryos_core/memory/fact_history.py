@@ -192,6 +192,26 @@ def ends_value(old: str, new: str) -> bool:
     return False
 
 
+# the same, and a change under way ("he is switching from geology to civil engineering")
+_CHANGING = re.compile(r"\b(?:switching|changing|started|starting)\b", re.IGNORECASE)
+
+
+def says_change(sentence: str) -> bool:
+    """True when a sentence says something changed ("now", "new", "instead", "switching")."""
+    return _CHANGE.search(sentence) is not None or _CHANGING.search(sentence) is not None
+
+
+# words that ask what holds now, knowing it may have changed ("Where do I live now?", "what
+# am I hauling these days", "Where is my new job?")
+_NOW = re.compile(r"\b(?:now|these days|nowadays|currently|at the moment|still|anymore|"
+                  r"any more|rn|new|latest)\b", re.IGNORECASE)
+
+
+def asks_about_now(query: str) -> bool:
+    """True when a question asks what holds now ("now", "these days", "still", "new")."""
+    return _NOW.search(query) is not None
+
+
 def asks_about_past(query: str) -> bool:
     """True when a question asks about an earlier state ("before", "used to", "previous")."""
     return _PAST.search(query) is not None

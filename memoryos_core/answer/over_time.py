@@ -1,0 +1,68 @@
+"""Which of the sentences that state a value holds now: the newest, or a later one that says
+it changed ("I'm on Jardiance now instead of the metformin" after "I'm on metformin")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ..memory import fact_history
+from ..text import STOP_WORDS, stem
+
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def of_its_time(stating: list[int], texts: Sequence[str], times: Sequence[float],
+                past: bool) -> int:
+    """Of the statements of one attribute, oldest first, the one that holds now or, for the
+    past, the one before it. A statement naming a value that no longer holds ("we moved out
+    of Bologna", "I quit the hotel job") is the past unless a value was said before it (the one
+    it replaced), and the present only where nothing said since or with it names a value."""
+    former = [j for j in stating if fact_history.names_former(texts[j])]
+    current = [j for j in stating if j not in former]
+    if past:
+        if former:  # the value said before the news that it is gone, else the news itself
+            replaced = [j for j in current if times[j] < times[former[-1]]]
+            return replaced[-1] if replaced else former[-1]
+        return current[-2] if len(current) > 1 else current[-1]
+    if current and (not former or times[current[-1]] >= times[former[-1]]):
+        return current[-1]
+    return stating[-1]
+
+
+def names(sentence: str) -> set[str]:
+    """The stems of a sentence's names (a capital inside it): who or where it is about, not a
+    value ("Lwazi is starting grade 7" says nothing new of Lwazi's age)."""
+    return {stem(m.group(0).lower()) for m in _WORD.finditer(sentence)
+            if m.group(0)[0].isupper() and m.start() and
+            not re.search(r"[.!?]\s*$", sentence[:m.start()])}
+
+
+def persons(sentence: str) -> set[str]:
+    """The stems of every capitalised word but "I", first words too: whom a sentence names."""
+    return {stem(m.group(0).lower()) for m in _WORD.finditer(sentence)
+            if m.group(0)[0].isupper() and m.group(0).lower() not in STOP_WORDS}
+
+
+def updates(sentences: Sequence[str], own: Sequence[set[str]], times: Sequence[float],
+            allowed: Sequence[bool]) -> list[list[int]]:
+    """For each sentence, the ones said after it (in a later message) that say a change and
+    share a word of meaning with it (`own`: each one's, less the question's): its value ("the
+    metformin", "hauling", "geology"), named again as changed; each may answer (`allowed`) or
+    names whom the older one names ("Callum is switching from geology" after "…is Callum.
+    He is studying geology")."""
+    change = [fact_history.says_change(s) for s in sentences]
+    named = [persons(s) for s in sentences]
+    return [[j for j in range(len(sentences))
+             if times[j] > times[i] and change[j] and own[i] & own[j]
+             and (allowed[j] or named[i] & named[j])]
+            for i in range(len(sentences))]
+
+
+def latest(i: int, updated_by: Sequence[Sequence[int]], times: Sequence[float]) -> int:
+    """The newest sentence that updates sentence i, following the chain; i if none."""
+    seen = {i}
+    while later := [j for j in updated_by[i] if j not in seen]:
+        i = max(later, key=lambda j: (times[j], j))
+        seen.add(i)
+    return i

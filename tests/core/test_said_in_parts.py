@@ -1,0 +1,86 @@
+"""A sentence that says two things is answered with the part asked about, and a value said
+again as changed ("I'm on Jardiance now instead of the metformin") is the one that holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryos_core.answer import courtesy, over_time
+from memoryos_core.answer.aliases import given_names
+from memoryos_core.answer.lists import other_subject_parts
+from tests.core.test_routing import _new_user_chat
+
+
+def test_a_clause_with_a_subject_of_its_own_is_a_part_of_its_own():
+    assert other_subject_parts(
+        "We have a cat, Feijoada, very fat and lazy, and Rui has an old dog, a collie.") == \
+        ["We have a cat, Feijoada, very fat and lazy", "Rui has an old dog, a collie."]
+    assert other_subject_parts("I see the nurse every second Tuesday, and on Fridays I go "
+                               "to the bowls club.") == \
+        ["I see the nurse every second Tuesday", "on Fridays I go to the bowls club."]
+    assert other_subject_parts("we got a dog named moose, moose is a lab and pickles is 14") == \
+        ["we got a dog named moose", "moose is a lab", "pickles is 14"]
+    # a pronoun says whose only with the clause before it; a shared subject is one clause
+    for one in ("My boyfriend Rui is a firefighter, he works 24 hour shifts and then is off",
+                "My mom and dad are retired", "I live in Paris, it is lovely"):
+        assert other_subject_parts(one) == []
+
+
+def test_a_contracted_verb_after_and_opens_a_clause_of_the_users():
+    assert courtesy.clauses("My husband Faisal drives a taxi, mostly nights, and we've got "
+                            "two kids.") == ["My husband Faisal drives a taxi, mostly nights",
+                                             "we've got two kids."]
+    assert courtesy.clauses("In October, Min-jun and I will travel to Busan.") == \
+        ["In October, Min-jun and I will travel to Busan."]
+
+
+def test_a_plural_relation_names_each_one_listed():
+    assert given_names("kids", ["we've got two kids, Imran who's 14 and Nadia who's 9."]) == \
+        ["imran", "nadia"]
+    assert given_names("dogs", ["Two dogs, Rex, Milo and Bruno."]) == ["rex", "milo", "bruno"]
+    # one sister is one name: "Bea" beside her is someone else
+    assert given_names("sister", ["my sister Ana and Bea live in Rome"]) == ["ana"]
+
+
+def test_a_later_sentence_that_names_the_value_as_changed_updates_it():
+    said = ["I have type 2 diabetes, on metformin.", "My cat is called Marmalade.",
+            "I'm on Jardiance now instead of the metformin.", "Marmalade is 4 years old."]
+    own = [{"type", "diabet", "metformin"}, {"cat", "marmalad"}, {"jardianc", "metformin"},
+           {"marmalad", "year", "old"}]
+    times = [1.0, 2.0, 3.0, 4.0]
+    updated = over_time.updates(said, own, times, [True] * 4)
+    assert updated == [[2], [], [], []]  # the cat's age names her, yet says no change
+    assert over_time.latest(0, updated, times) == 2 and over_time.latest(1, updated, times) == 1
+    # one that may not answer (it names no one asked about) updates only where it names whom
+    # the older one names
+    assert over_time.updates(said, own, times, [True, True, False, True])[0] == []
+    grandson = ["The grandson is Callum. He is studying geology at Durham.",
+                "Callum is switching from geology to civil engineering."]
+    assert over_time.updates(grandson, [{"geolog", "durham"}, {"geolog", "civil"}],
+                             [1.0, 2.0], [True, False]) == [[1], []]
+
+
+def test_only_a_question_on_the_present_follows_a_change():
+    from memoryos_core.memory.fact_history import asks_about_now
+
+    assert all(asks_about_now(q) for q in ("what am i hauling these days", "Where is my new "
+                                           "job?", "Do I still have the boat?"))
+    assert not any(asks_about_now(q) for q in ("What's my mum's job?", "Where did I live?"))
+
+
+@pytest.mark.real_model  # the router, the slot model and the clauses read MiniLM's meaning
+def test_a_newcomer_is_answered_with_the_part_asked_and_the_value_that_holds_now(make_engine):
+    _, _, say = _new_user_chat(make_engine)
+    say("I get my eyes checked at the clinic every first Monday, and on Thursdays I go "
+        "to choir practice.")
+    day = say("Which day is my eye check again?")
+    assert "Monday" in day and "Thursday" not in day and "choir" not in day
+    say("We have a rabbit, Biscuit, very shy, and Tomas has an old cat from before, a "
+        "Siamese called Pepper.")
+    pet = say("What's our rabbit called?")
+    assert "Biscuit" in pet and "Pepper" not in pet
+    say("I'm on lisinopril for my blood pressure, one tablet every morning.")
+    say("Quick update, the doctor changed my tablets, I'm on amlodipine now instead of the "
+        "lisinopril.")
+    now = say("Which blood pressure tablet am I taking now?")
+    assert "amlodipine" in now, now
