@@ -141,8 +141,9 @@ def outcome(q: Question, pick: int | None, hedged: int | None = None) -> str:
     answerable = any(r is True for r in q.right)
     if pick is None and hedged is not None:
         r = q.right[hedged]
-        if q.kind == "unknown":
-            return "hedged_unknown"
+        if q.kind == "unknown":  # what was found, offered: worse where it is unrelated
+            related = q.setting is None or q.setting.related[hedged]
+            return "hedged_unknown" if related else "hedged_unrelated"
         return "hedged_right" if r is True else "hedged_unsure" if r is None else "hedged_wrong"
     if pick is None:
         return "declined" if answerable else "rightly_declined"
@@ -169,10 +170,13 @@ def rule_pick(emb: Any, q: Question) -> int | None:
 
 # what each outcome costs the user, "I don't remember" though it was told being 1: a wrong fact
 # said with confidence 2; a right one offered as "not sure" a quarter; what was found offered
-# as "not sure" for a question nothing told answers a half (issue 44: "I don't remember" only
-# where memory holds nothing related, else say what was found)
+# as "not sure" for a question nothing told answers a half where it shares a word with it or
+# names what it asks about, else 1 (issue 44: "I don't remember" only where memory holds
+# nothing related, else say what was found; "What's my blood type?" is not answered "not sure…
+# you have a dog called Rex")
 COSTS = {"right": 0.0, "unsure": 0.5, "wrong": WRONG_COST, "hedged_right": 0.25,
          "hedged_unsure": 0.5, "hedged_wrong": 1.0, "hedged_unknown": HEDGED_UNKNOWN_COST,
+         "hedged_unrelated": 1.0,
          "declined": 1.0, "rightly_declined": 0.0}
 
 
@@ -266,6 +270,12 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
             break
     model = dataclasses.replace(probe(floor, hedge, share, offers, newest, ratio, lead,
                                       lead_floor), related_hedge=related_hedge)
+    # an offer that shares no word with the question needs this sureness (ties: the higher,
+    # "I don't remember" where memory holds nothing related)
+    unrelated = {h: cost_of(dataclasses.replace(model, unrelated_hedge=h))
+                 for h in FLOORS if h >= hedge}
+    model = dataclasses.replace(model, unrelated_hedge=min(unrelated,
+                                                           key=lambda h: (unrelated[h], -h)))
     # a later sentence that says the answer's value changed is said instead, where that costs
     # less out of fold (ties: not)
     follows = dataclasses.replace(model, follows_updates=True)
@@ -273,7 +283,7 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
     if updates_cost["on"] < updates_cost["off"]:
         model = follows
     costs.update({("led", *k): c for k, c in led.items()})
-    return model, {"follows_updates": updates_cost,
+    return model, {"follows_updates": updates_cost, "unrelated_hedge": unrelated,
                    "floor": {"/".join(map(str, k)): c for k, c in costs.items()},
                    "oof": chances}
 
@@ -346,6 +356,7 @@ def main() -> None:
         print(f"dev chats out of fold: {tally(dev_outcomes)}")
     if args.write_weights:
         slot_model.save(model, train_questions=len(train))
+    featurise(emb, held)  # each question's setting: whether an offer is related to it
     found = [slot.answer(emb, q.text, q.candidates, past=asks_about_past(q.text), model=model)
              for q in held]
     learned = [outcome(q, None if f.pick is None else q.candidates.index(f.pick),

@@ -360,7 +360,8 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
     # less sure, it is offered only where it is plainly about what was asked: "I don't
     # remember" where memory holds nothing related (issue 44)
     near = found.related[i] and sure >= model.related_hedge
-    return None, (i if sure >= model.hedge or near or leads else None), sure
+    hedged = sure >= model.hedge and (found.related[i] or sure >= model.unrelated_hedge)
+    return None, (i if hedged or near or leads else None), sure
 
 
 

@@ -46,6 +46,9 @@ class SlotModel:
     # ("I left the restaurant" is a home to the attributes' descriptions, a job to the kinds)
     related_hedge: float = float("inf")  # offered as "not sure" from this, under the hedge,
     # where it shares a word with the question or names the person or thing asked about
+    unrelated_hedge: float = 0.0  # offered as "not sure" only from this where it shares no
+    # word with the question nor names what it asks about ("What's my blood type?" is not
+    # answered with the dog)
     follows_updates: bool = False  # a later sentence that names the answer's value with a
     # change ("I'm on Jardiance now instead of the metformin") is said in its place
 
@@ -112,6 +115,7 @@ def load(features: Sequence[str], path: Path = WEIGHTS) -> SlotModel:
                      float(data.get("lead_floor", 1.0)), str(data.get("offers_by", "both")),
                      str(data.get("newest_by", "either")),
                      float(data.get("related_hedge", "inf")),
+                     float(data.get("unrelated_hedge", 0.0)),
                      bool(data.get("follows_updates", False)))
 
 
@@ -131,4 +135,5 @@ def save(model: SlotModel, path: Path = WEIGHTS, **about: Any) -> None:
         "lead": str(model.lead), "lead_floor": model.lead_floor, "offers_by": model.offers_by,
         "newest_by": model.newest_by, "part_ratio": str(model.part_ratio),
         "related_hedge": str(model.related_hedge), "follows_updates": model.follows_updates,
+        "unrelated_hedge": model.unrelated_hedge,
         "embedder": model.measured_with, **about}, indent=1) + "\n", encoding="utf-8")
