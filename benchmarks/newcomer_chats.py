@@ -121,6 +121,7 @@ def main() -> None:
     files = [DATA / "newcomer_chats_heldout.json"] if args.set == "heldout" else \
         sorted(DATA.glob("newcomer_chats_dev*.json"))
     files = [args.chats] if args.chats else files
+    name = args.chats.stem if args.chats else args.set
     chats = [c for f in files for c in json.loads(f.read_text())]
     emb = common.embedder()
     if args.real:
@@ -136,7 +137,7 @@ def main() -> None:
         by_kind.setdefault(t["kind"], {}).setdefault(t["verdict"], 0)
         by_kind[t["kind"]][t["verdict"]] += 1
     firsts = [next(t for t in turns if t["person"] == c["person"]) for c in chats]
-    result = common.envelope("newcomer_chats", {"set": args.set, "chats": len(chats),
+    result = common.envelope("newcomer_chats", {"set": name, "chats": len(chats),
                                                  "casual": args.casual},
                              {"embedder": emb.name, "answer": model.name})
     result.update({"turns": len(turns), "right_or_hedged": right, "by_kind": by_kind,
@@ -147,7 +148,7 @@ def main() -> None:
     # a fact told is right whoever answers it; said back ("Got it: …") the user sees it was heard
     said_back = sum(t["source"] == "courtesy" for t in told)
     result["told_said_back"] = said_back
-    lines = [f"{args.set}{' (casual)' if args.casual else ''}: {right}/{len(turns)} turns right"
+    lines = [f"{name}{' (casual)' if args.casual else ''}: {right}/{len(turns)} turns right"
              f" (hedged counted right); told facts said back {said_back}/{len(told)}"]
     lines += [f"  {kind}: {counts}" for kind, counts in sorted(by_kind.items())]
     lines += [f"  first turn of {c['person']}: {t['source']} ({t['verdict']})"
