@@ -45,17 +45,19 @@ def persons(sentence: str) -> set[str]:
 
 
 def updates(sentences: Sequence[str], own: Sequence[set[str]], times: Sequence[float],
-            allowed: Sequence[bool]) -> list[list[int]]:
+            allowed: Sequence[bool], kinds: Sequence[str] | None = None) -> list[list[int]]:
     """For each sentence, the ones said after it (in a later message) that say a change and
     share a word of meaning with it (`own`: each one's, less the question's): its value ("the
     metformin", "hauling", "geology"), named again as changed; each may answer (`allowed`) or
     names whom the older one names ("Callum is switching from geology" after "…is Callum.
-    He is studying geology")."""
+    He is studying geology"); where the learned fact kinds class both, of one kind ("we are
+    now in Edinburgh, the flat is small" is a home, no update of a job that said "flat")."""
     change = [fact_history.says_change(s) for s in sentences]
     named = [persons(s) for s in sentences]
     return [[j for j in range(len(sentences))
              if times[j] > times[i] and change[j] and own[i] & own[j]
-             and (allowed[j] or named[i] & named[j])]
+             and (allowed[j] or named[i] & named[j])
+             and not (kinds and kinds[i] and kinds[j] and kinds[i] != kinds[j])]
             for i in range(len(sentences))]
 
 

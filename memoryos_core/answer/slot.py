@@ -296,7 +296,7 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
                    updates([c.sentence for c in candidates],
                            [{stem(w) for w in content(c.sentence)} - asked_words - terms
                             - over_time.names(c.sentence) for c in candidates], times,
-                           allowed)
+                           allowed, classed[1] if classed else None)
                    if fact_history.asks_about_now(question) else [[] for _ in candidates])
 
 

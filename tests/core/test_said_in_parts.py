@@ -58,6 +58,15 @@ def test_a_later_sentence_that_names_the_value_as_changed_updates_it():
                 "Callum is switching from geology to civil engineering."]
     assert over_time.updates(grandson, [{"geolog", "durham"}, {"geolog", "civil"}],
                              [1.0, 2.0], [True, False]) == [[1], []]
+    # a sentence of another kind shares a word by chance: the job is not updated by the flat
+    moved = ["I work nights in a flat-pack furniture warehouse.",
+             "We are now in Edinburgh, the flat is small but nice."]
+    own_moved = [{"night", "flat", "pack", "warehous"}, {"flat", "small", "nice"}]
+    assert over_time.updates(moved, own_moved, [1.0, 2.0], [True, True]) == [[1], []]
+    assert over_time.updates(moved, own_moved, [1.0, 2.0], [True, True],
+                             ["job", "home"]) == [[], []]
+    assert over_time.updates(moved, own_moved, [1.0, 2.0], [True, True], ["job", ""]) == \
+        [[1], []]  # a kind the classifier is not sure of decides nothing
 
 
 def test_only_a_question_on_the_present_follows_a_change():
