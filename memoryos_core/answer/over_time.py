@@ -30,18 +30,13 @@ def of_its_time(stating: list[int], texts: Sequence[str], times: Sequence[float]
     return stating[-1]
 
 
-def names(sentence: str) -> set[str]:
+def named_in(sentence: str, first_words: bool = False) -> set[str]:
     """The stems of a sentence's names (a capital inside it): who or where it is about, not a
-    value ("Lwazi is starting grade 7" says nothing new of Lwazi's age)."""
+    value ("Lwazi is starting grade 7" says nothing new of Lwazi's age); `first_words`: a
+    sentence's first word too, "I" and other stop words aside (whom it names)."""
     return {stem(m.group(0).lower()) for m in _WORD.finditer(sentence)
-            if m.group(0)[0].isupper() and m.start() and
-            not re.search(r"[.!?]\s*$", sentence[:m.start()])}
-
-
-def persons(sentence: str) -> set[str]:
-    """The stems of every capitalised word but "I", first words too: whom a sentence names."""
-    return {stem(m.group(0).lower()) for m in _WORD.finditer(sentence)
-            if m.group(0)[0].isupper() and m.group(0).lower() not in STOP_WORDS}
+            if m.group(0)[0].isupper() and m.group(0).lower() not in STOP_WORDS and (
+                first_words or m.start() and not re.search(r"[.!?]\s*$", sentence[:m.start()]))}
 
 
 def updates(sentences: Sequence[str], own: Sequence[set[str]], times: Sequence[float],
@@ -53,7 +48,7 @@ def updates(sentences: Sequence[str], own: Sequence[set[str]], times: Sequence[f
     He is studying geology"); where the learned fact kinds class both, of one kind ("we are
     now in Edinburgh, the flat is small" is a home, no update of a job that said "flat")."""
     change = [fact_history.says_change(s) for s in sentences]
-    named = [persons(s) for s in sentences]
+    named = [named_in(s, first_words=True) for s in sentences]
     return [[j for j in range(len(sentences))
              if times[j] > times[i] and change[j] and own[i] & own[j]
              and (allowed[j] or named[i] & named[j])

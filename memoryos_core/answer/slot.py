@@ -23,12 +23,11 @@ import numpy as np
 from ..llm import Embedder
 from ..memory import attributes, fact_history, fact_kinds, kinship
 from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
-from . import over_time
 from .aliases import given_names
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
 from .lists import list_parts, other_subject_parts
 from .names import name_like
-from .over_time import latest, of_its_time, updates
+from .over_time import latest, named_in, of_its_time, updates
 from .slot_model import SlotModel, shipped
 
 FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "subject_near",
@@ -295,7 +294,7 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     return Setting(allowed, bool(terms), stating, agreed, kinds, times, texts, items, related,
                    updates([c.sentence for c in candidates],
                            [{stem(w) for w in content(c.sentence)} - asked_words - terms
-                            - over_time.names(c.sentence) for c in candidates], times,
+                            - named_in(c.sentence) for c in candidates], times,
                            allowed, classed[1] if classed else None)
                    if fact_history.asks_about_now(question) else [[] for _ in candidates])
 
