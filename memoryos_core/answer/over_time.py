@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..memory import fact_history
+from ..memory import fact_history, fact_kinds
 from ..text import STOP_WORDS, stem
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -45,14 +45,16 @@ def updates(sentences: Sequence[str], own: Sequence[set[str]], times: Sequence[f
     share a word of meaning with it (`own`: each one's, less the question's): its value ("the
     metformin", "hauling", "geology"), named again as changed; each may answer (`allowed`) or
     names whom the older one names ("Callum is switching from geology" after "…is Callum.
-    He is studying geology"); where the learned fact kinds class both, of one kind ("we are
-    now in Edinburgh, the flat is small" is a home, no update of a job that said "flat")."""
+    He is studying geology"); where the learned fact kinds class both as one-value kinds, of
+    one kind ("we are now in Edinburgh, the flat is small" is a home, no update of a job that
+    said "flat"; "other", or a kind of many values, decides nothing)."""
     change = [fact_history.says_change(s) for s in sentences]
     named = [named_in(s, first_words=True) for s in sentences]
     return [[j for j in range(len(sentences))
              if times[j] > times[i] and change[j] and own[i] & own[j]
              and (allowed[j] or named[i] & named[j])
-             and not (kinds and kinds[i] and kinds[j] and kinds[i] != kinds[j])]
+             and not (kinds and {kinds[i], kinds[j]} <= fact_kinds.ONE_VALUE
+                      and kinds[i] != kinds[j])]
             for i in range(len(sentences))]
 
 

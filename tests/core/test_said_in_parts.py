@@ -67,6 +67,8 @@ def test_a_later_sentence_that_names_the_value_as_changed_updates_it():
                              ["job", "home"]) == [[], []]
     assert over_time.updates(moved, own_moved, [1.0, 2.0], [True, True], ["job", ""]) == \
         [[1], []]  # a kind the classifier is not sure of decides nothing
+    assert over_time.updates(moved, own_moved, [1.0, 2.0], [True, True], ["job", "other"]) == \
+        [[1], []]  # nor "other", a kind of its own for what has none
 
 
 def test_only_a_question_on_the_present_follows_a_change():
