@@ -32,6 +32,11 @@ DATA = Path(__file__).resolve().parent / "data"
 MODEL_SOURCES = ("model", "retry", "plain")
 DONT = "I don't remember"
 NOT_SURE = "I'm not sure this answers it"
+# the judge's own words of a change (not the product's rules): an answer that names the old
+# value as replaced names it rightly
+_CHANGED = re.compile(r"\b(?:now|instead|no longer|not any ?more|quit|left|stopped|discontinued|"
+                      r"switched|changed|replaced|moved|sold|new|used to|before|bumped|"
+                      r"upped|lowered|increased|reduced)\b", re.IGNORECASE)
 
 
 def stand_in() -> Any:
@@ -63,7 +68,10 @@ def judge(turn: dict[str, Any], answer: str, source: str) -> str:
     if kind == "recall":
         if source in MODEL_SOURCES:
             return "sent to the model"
-        if all(w in low for w in expect) and not any(w in low for w in wrong):
+        # the new value said with the old one as replaced ("discontinued the warfarin and
+        # prescribed apixaban", "Jardiance now instead of the metformin") answers it
+        if all(w in low for w in expect) and (not any(w in low for w in wrong) or expect and (
+                _CHANGED.search(answer))):
             return "hedged" if answer.startswith(NOT_SURE) else "right"
         if answer.startswith(DONT):
             return "said it does not remember"

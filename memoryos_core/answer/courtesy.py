@@ -139,6 +139,12 @@ def plain_reply(kind: str, question: str) -> str:
     return PLAIN_REPLY["chat"]
 
 
+def says_nothing(sentence: str) -> bool:
+    """A greeting, thanks, a goodbye or an acknowledgement alone: nothing told in it."""
+    return bool(GREETING.fullmatch(sentence) or THANKS.search(sentence)
+                or _GOODBYE.match(sentence) or _ACK.match(sentence))
+
+
 def _no_name(word: str) -> bool:
     """Without a measured check no bare "I'm X" is a name."""
     return False

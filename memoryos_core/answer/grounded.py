@@ -25,7 +25,7 @@ from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
 from ..text import WH_WORDS, casual_restored, sentences, words
-from . import courtesy, names, router, saying, slot
+from . import courtesy, names, router, saying, slot, social_acts
 from .lists import list_parts, other_subject_parts
 from .saying import reflect
 from .types import Retrieval
@@ -34,6 +34,7 @@ DONT_REMEMBER = "I don't remember you telling me that."
 NOT_SURE = "I'm not sure this answers it"
 CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
 REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than this is no answer
+TERSE_WORDS = 6  # a message of sentences no longer is read whole where one is a fragment
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
 CONSIDERED_SHOWN = 5  # candidates the trace explains
 
@@ -75,16 +76,23 @@ class Plan:
 def plan(embedder: Embedder, trace: Retrieval, question: str,
          recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
     """The learned router decides (router.py): small talk and facts told are answered in
-    kind where a set reply fits (courtesy.py), else by the model; requests are the model's; a
-    question on memory gets the memory sentence that answers its slot (slot.py), or what was
-    found when none surely does, or "I don't remember" when memory holds nothing near."""
+    kind where a set reply fits (small talk by its learned act, social_acts.py; courtesy.py),
+    else by the model; requests are the model's; a question on memory gets the memory
+    sentence that answers its slot (slot.py), or what was found when none surely does, or "I
+    don't remember" when memory holds nothing near."""
     qvec = np.asarray(embedder.embed([question]), dtype=np.float32)[0]  # routed and weighed
     routed = router.route(embedder, question, qvec)
     view = routed.view()
     if routed.route in ("social", "told"):
-        polite = courtesy.reply(question, [str(r.get("user_text") or "") for r in recent],
-                                reflect, names.first_name_check(embedder),
-                                told=routed.route == "told")
+        said = [str(r.get("user_text") or "") for r in recent]
+        is_name = names.first_name_check(embedder)
+        # small talk is met as the act it is, learned (social_acts.py), where that is sure;
+        # a name given in it first by courtesy.py's "Nice to meet you"; else the model
+        named_now = courtesy.known_name([question], is_name)
+        act = social_acts.reply(embedder, question, qvec, named_now or courtesy.known_name(
+            reversed(said), is_name)) if routed.route == "social" else None
+        fits = courtesy.reply(question, said, reflect, is_name, told=routed.route == "told")
+        polite = (fits or act) if named_now else (act or fits)
         if polite is not None:
             return Plan("courtesy", built=polite, routed=view)
         return Plan("social" if routed.route == "social" else "chat", routed=view)
@@ -299,7 +307,29 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
             out += [Said(c, page_id, None, ts) for c in parts if len(c.split()) >= 3]
             if len(parts) > 1:
                 out.append(Said(s, page_id, None, ts))
+        out += [Said(c, page_id, None, ts)
+                for c in with_fragments(sentences(casual_restored(text)))]
     return out
+
+
+def with_fragments(said: Sequence[str]) -> list[str]:
+    """A message's fragments of one or two words that tell something ("Dog: Bamse. Norwegian
+    elkhound. 7 years.", "Moved. Stavanger now."), too short to answer alone, read with the
+    sentences around them: the whole message where all of it is typed so, else each with the
+    next (or, last, the one before)."""
+    short = [k for k, s in enumerate(said) if len(s.split()) < 3 and not _nothing_told(s)]
+    if not short or len(said) < 2:
+        return []
+    if all(len(s.split()) <= TERSE_WORDS for s in said):
+        return [" ".join(said)] if not any("?" in s or asks(s) for s in said) else []
+    pairs = [(k, k + 1) if k + 1 < len(said) else (k - 1, k) for k in short]
+    return [f"{said[a]} {said[b]}" for a, b in dict.fromkeys(pairs)
+            if not any("?" in said[j] or asks(said[j]) for j in (a, b))]
+
+
+def _nothing_told(sentence: str) -> bool:
+    """Small talk alone ("ok.", "Thanks!") or no word of meaning: no fragment of a fact."""
+    return courtesy.says_nothing(sentence) or not slot.content(sentence)
 
 
 def said_back(evidence: Evidence) -> str:

@@ -10,6 +10,15 @@ from ..memory import fact_history, fact_kinds
 from ..text import STOP_WORDS, stem
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_QUANTITY = re.compile(r"\b\d+(?:[.,]\d+)?([^\W\d_]{1,4})\b")
+_NO_UNIT = frozenset({"st", "nd", "rd", "th", "s"})  # "the 3rd", "the 90s": no quantity
+
+
+def units(sentence: str) -> set[str]:
+    """The units of a sentence's quantities typed as one word ("75mcg", "80kg", "5k"): a dose
+    or a weight changed ("I'm taking 100mcg now" after "levothyroxine, 75mcg") shares its
+    unit, not its number, with the value it replaces."""
+    return {m.group(1).lower() for m in _QUANTITY.finditer(sentence)} - _NO_UNIT
 
 
 def of_its_time(stating: list[int], texts: Sequence[str], times: Sequence[float],

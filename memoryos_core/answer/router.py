@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from ..llm import Embedder
-from ..llm.classifier import SoftmaxModel, features, fit, grouped_folds
+from ..llm import Embedder, classifier
+from ..llm.classifier import SoftmaxModel, best_floor, features, fit, grouped_folds
 from ..text import casually_typed
-from . import courtesy, names
+from . import courtesy, names, social_acts
 from .saying import reflect
 
 ROUTES = ("memory", "model", "told", "social")
@@ -37,13 +37,14 @@ IN_KIND = ("told", "social")  # the routes answered in kind (a set reply where o
 NEVER = 2.0  # a floor no probability reaches
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLE_FILES = ("routes_written.jsonl", "routes_written2.jsonl", "routes_written3.jsonl",
-                 "routes_written4.jsonl", "routes_real.jsonl",
+                 "routes_written4.jsonl", "routes_written5.jsonl", "routes_real.jsonl",
                  "routes_newcomer_dev.jsonl")
 SHIPPED = DATA / "router_weights.npz"  # fitted for SHIPPED_MODEL, checked against the data
 SHIPPED_MODEL = "all-MiniLM-L6-v2"
 # the modules deciding which messages get a set reply: the floors are chosen with them
 REPLY_SOURCES = (DATA.parent / "courtesy.py", DATA.parent / "saying.py",
-                 DATA.parent.parent / "asides.py")
+                 DATA.parent.parent / "asides.py", DATA.parent / "social_acts.py",
+                 DATA / "social_acts_written.jsonl")
 FOLDS = 5
 FLOOR_GRID = tuple(round(0.30 + 0.05 * i, 2) for i in range(13))  # 0.30 .. 0.90
 PRECISION_BETA = 0.5  # F-beta with beta 0.5: precision counts twice recall
@@ -137,19 +138,8 @@ def choose_floors(probs: np.ndarray, labels: list[str], classes: list[str],
 
 def _best_floor(score: np.ndarray, candidates: np.ndarray, right: np.ndarray, relevant: int,
                 default: float) -> float:
-    """Of FLOOR_GRID, the floor whose candidates at or above it have the best F0.5 (precision
-    among them, recall of `relevant`); `default` where none says anything right."""
-    best_floor, best_f = default, 0.0
-    for floor in FLOOR_GRID:
-        said = candidates & (score >= floor)
-        tp = float(np.sum(said & right))
-        precision = tp / max(1.0, float(said.sum()))
-        recall = tp / max(1.0, float(relevant))
-        b2 = PRECISION_BETA ** 2
-        f = (1 + b2) * precision * recall / max(1e-9, b2 * precision + recall)
-        if f > best_f + 1e-9:
-            best_floor, best_f = floor, f
-    return best_floor
+    """Of FLOOR_GRID, the floor with the best F0.5 of its candidates (classifier.best_floor)."""
+    return best_floor(score, candidates, right, relevant, FLOOR_GRID, PRECISION_BETA, default)
 
 
 def _in_kind_floor(probs: np.ndarray, gold: np.ndarray, classes: list[str],
@@ -189,34 +179,32 @@ def train(embedder: Embedder, rows: list[dict[str, str]]) -> Router:
 
 def set_replies(embedder: Embedder, texts: list[str]) -> dict[str, np.ndarray]:
     """For the told and the small-talk routes, whether each text read so gets a set reply
-    (courtesy.py) rather than the model's."""
+    (courtesy.py, and for small talk its act's: social_acts.py) rather than the model's."""
     is_name = names.first_name_check(embedder)
-    return {route: np.array([courtesy.reply(t, [], reflect, is_name, told=route == "told")
-                             is not None for t in texts]) for route in ("told", "social")}
+    replied = {route: np.array([courtesy.reply(t, [], reflect, is_name, told=route == "told")
+                                is not None for t in texts]) for route in ("told", "social")}
+    # small talk no set reply matches is met in kind where its act is sure (social_acts.py)
+    acts = social_acts.acts(embedder, list(texts), np.asarray(embedder.embed(list(texts))))
+    replied["social"] |= np.array([a is not None for a in acts], dtype=bool)
+    return replied
 
 
 def save(router: Router, path: Path, digest: str) -> None:
     """Write a router's weights and floors, stamped with the data digest."""
-    np.savez_compressed(path, weights=router.model.weights, bias=router.model.bias,
-                        classes=np.array(router.model.classes),
-                        floors=np.array([router.floors.get(c, 0.0)
-                                         for c in router.model.classes]),
-                        in_kind=np.array(router.floors.get("in_kind", NEVER)),
-                        digest=np.array(digest))
+    classifier.save(path, router.model, digest,
+                    floors=np.array([router.floors.get(c, 0.0) for c in router.model.classes]),
+                    in_kind=np.array(router.floors.get("in_kind", NEVER)))
 
 
 def load(path: Path, digest: str) -> Router | None:
     """The router saved at `path`, or None when it was fitted on other data."""
-    if not path.exists():
+    found = classifier.load(path, digest)
+    if found is None:
         return None
-    with np.load(path) as saved:
-        if str(saved["digest"]) != digest:
-            return None
-        classes = [str(c) for c in saved["classes"]]
-        model = SoftmaxModel(classes, saved["weights"], saved["bias"])
-        floors = {c: float(f) for c, f in zip(classes, saved["floors"], strict=True)
-                  if c != "model"}
-        floors["in_kind"] = float(saved["in_kind"])
+    model, extra = found
+    floors = {c: float(f) for c, f in zip(model.classes, extra["floors"], strict=True)
+              if c != "model"}
+    floors["in_kind"] = float(extra["in_kind"])
     return Router(model, floors)
 
 

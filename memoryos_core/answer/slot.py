@@ -27,7 +27,7 @@ from .aliases import given_names
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
 from .lists import list_parts, other_subject_parts
 from .names import name_like
-from .over_time import latest, named_in, of_its_time, updates
+from .over_time import latest, named_in, of_its_time, units, updates
 from .slot_model import SlotModel, shipped
 
 FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "subject_near",
@@ -293,8 +293,9 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     times = [c.timestamp or 0.0 for c in candidates]
     return Setting(allowed, bool(terms), stating, agreed, kinds, times, texts, items, related,
                    updates([c.sentence for c in candidates],
-                           [{stem(w) for w in content(c.sentence)} - asked_words - terms
-                            - named_in(c.sentence) for c in candidates], times,
+                           [({stem(w) for w in content(c.sentence)} | units(c.sentence))
+                            - asked_words - terms - named_in(c.sentence)
+                            for c in candidates], times,
                            allowed, classed[1] if classed else None)
                    if fact_history.asks_about_now(question) else [[] for _ in candidates])
 

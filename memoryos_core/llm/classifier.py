@@ -14,6 +14,8 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -103,3 +105,41 @@ def grouped_folds(groups: Sequence[str], folds: int) -> list[np.ndarray]:
                    .hexdigest())
     fold_of = {g: i % folds for i, g in enumerate(names)}
     return [np.array([i for i, g in enumerate(groups) if fold_of[g] == f]) for f in range(folds)]
+
+
+def best_floor(score: np.ndarray, candidates: np.ndarray, right: np.ndarray, relevant: int,
+               grid: Sequence[float], beta: float, default: float) -> float:
+    """Of `grid`, the floor whose candidates at or above it have the best F-beta (precision
+    among them, recall of `relevant`); `default` where none says anything right."""
+    best, best_f = default, 0.0
+    for floor in grid:
+        said = candidates & (score >= floor)
+        tp = float(np.sum(said & right))
+        precision = tp / max(1.0, float(said.sum()))
+        recall = tp / max(1.0, float(relevant))
+        f = (1 + beta ** 2) * precision * recall / max(1e-9, beta ** 2 * precision + recall)
+        if f > best_f + 1e-9:
+            best, best_f = floor, f
+    return best
+
+
+def save(path: Path, model: SoftmaxModel, digest: str, **extra: np.ndarray) -> None:
+    """Write a fitted model and arrays beside it, stamped with its training data's digest."""
+    arrays: dict[str, Any] = {"weights": model.weights, "bias": model.bias,
+                              "classes": np.array(model.classes), "digest": np.array(digest),
+                              **extra}
+    np.savez_compressed(path, **arrays)
+
+
+def load(path: Path, digest: str) -> tuple[SoftmaxModel, dict[str, np.ndarray]] | None:
+    """The model saved at `path` and the arrays beside it, or None when it was fitted on
+    other data."""
+    if not path.exists():
+        return None
+    with np.load(path) as saved:
+        if str(saved["digest"]) != digest:
+            return None
+        model = SoftmaxModel([str(c) for c in saved["classes"]], saved["weights"],
+                             saved["bias"])
+        return model, {k: saved[k] for k in saved.files
+                       if k not in ("weights", "bias", "classes", "digest")}

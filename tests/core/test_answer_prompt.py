@@ -315,7 +315,7 @@ def test_a_question_about_the_user_finds_its_fact_by_meaning(make_engine):
     assert model.calls == []
     # a greeting is not a question on memory: it is answered in kind
     result = engine.chat("u1", "Hello, how are you?", model=model, maintain=False)
-    assert result["answer"] == "Hello! I'm well, thank you. What's on your mind?"
+    assert "I'm well, thank you" in result["answer"]
     assert result["source"] == "courtesy" and model.calls == []
 
 
