@@ -96,10 +96,14 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         if polite is not None:
             return Plan("courtesy", built=polite, routed=view)
         return Plan("social" if routed.route == "social" else "chat", routed=view)
+    likeliest = max(routed.probabilities, key=lambda r: routed.probabilities[r])
+    if routed.unsure and likeliest == "social":  # a greeting the router is unsure of
+        polite = social_acts.reply(embedder, question, qvec, only=social_acts.PLAIN_ACTS)
+        if polite is not None:
+            return Plan("courtesy", built=polite, routed=view)
     # unsure, but likeliest on memory: memory answers where it holds a likely answer, else
     # the model (a weak answer beats a confident "I don't remember")
-    leaning = routed.unsure and max(routed.probabilities,
-                                    key=lambda r: routed.probabilities[r]) == "memory"
+    leaning = routed.unsure and likeliest == "memory"
     if routed.route == "model" and not leaning:  # "general": its plain reply says so
         return Plan("general" if "?" in question else "chat", routed=view)
     if ABOUT_ME.search(question):

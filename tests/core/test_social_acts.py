@@ -34,6 +34,9 @@ def test_a_new_users_small_talk_is_met_in_kind_and_remarks_go_to_the_model(make_
     # with their digital life"
     first = say("hey there, first time using this")
     assert first != MODEL_SAYS and not first.startswith(("You told me", "I don't remember"))
+    # a greeting the router is unsure is small talk is still met as one (SmolLM2 had said
+    # "as a chatbot designed to assist users with customer service… find me on Facebook")
+    assert say("hello?? anyone home").startswith("Hello")
     assert say("I'm Leilani, I teach hula in Hilo.").startswith("Nice to meet you, Leilani")
     assert say("you're useless lol").startswith("Sorry")
     assert say("sorry, got distracted").startswith("Welcome back")
