@@ -29,12 +29,12 @@ from ..text import casually_typed
 
 ACTS = ("greeting", "how_are_you", "thanks", "goodbye", "praise", "complaint", "ack",
         "about_assistant", "back", "other")
-# acts that carry no request, met in kind even where the router is unsure the message is small
-# talk ("Hello... is this thing on?"); praise and complaints often come with one ("perfect,
-# now one formal sentence", "Very nice but too long"): on the dev chats, 5 of 5 such messages
-# read as small talk were, and 2 of the 7 others were requests
+# acts met in kind even where the router is unsure the message is small talk ("Hello... is this
+# thing on?", "that's wrong lol"); praise often comes with a request ("perfect, now one formal
+# sentence", "Very nice but too long"): on the dev chats, 8 of 8 such messages read as one of
+# these acts were small talk, 2 of the 4 read as praise requests
 PLAIN_ACTS = frozenset({"greeting", "how_are_you", "thanks", "goodbye", "back",
-                        "about_assistant"})
+                        "about_assistant", "complaint"})
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = DATA / "social_acts_written.jsonl"
 SHIPPED = DATA / "social_acts_weights.npz"

@@ -37,6 +37,7 @@ def test_a_new_users_small_talk_is_met_in_kind_and_remarks_go_to_the_model(make_
     # a greeting the router is unsure is small talk is still met as one (SmolLM2 had said
     # "as a chatbot designed to assist users with customer service… find me on Facebook")
     assert say("hello?? anyone home").startswith("Hello")
+    assert say("that's wrong lol").startswith("Sorry")
     assert say("I'm Leilani, I teach hula in Hilo.").startswith("Nice to meet you, Leilani")
     assert say("you're useless lol").startswith("Sorry")
     assert say("sorry, got distracted").startswith("Welcome back")
