@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ _COURTESY_ACTS = (("Hello", "greeting"), ("I'm well", "how_are_you"), ("You're w
                   ("Nice to meet", "told"), ("I'm sorry", "feeling"), ("Glad to hear", "feeling"))
 
 
-def courtesy_act(text: str, is_name) -> str | None:  # type: ignore[no-untyped-def]
+def courtesy_act(text: str, is_name: Callable[[str], bool]) -> str | None:
     """The act a set reply of courtesy.py answers `text` as, or None where it has none."""
     from memoryos_core.answer import courtesy
     from memoryos_core.answer.saying import reflect

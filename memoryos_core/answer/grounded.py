@@ -202,11 +202,6 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan
     return Plan("memory", told[0][2], built=f"Here is what you've told me: {body}.")
 
 
-def _sentences(text: str) -> list[str]:
-    """The sentences of a text of three words or more."""
-    return [s for s in sentences(text) if len(s.split()) >= 3]
-
-
 # a sentence opening with a question word asks, even without its "?" ("whats my cats name")
 _QUESTION_OPENING = re.compile(rf"^\W*(?:{WH_WORDS}|do|does|did|can|could|would|will|is|are|am|"
                                r"was|were|should|shall|have|has)\b", re.IGNORECASE)
@@ -286,7 +281,8 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
              for p in trace.pages if p.get("selected")][:CANDIDATE_PAGES]
     pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
     for page_id, text, ts in pages:
-        said = _sentences(casual_restored(text))  # "im leilani, i teach…" splits as typed in full
+        typed = sentences(casual_restored(text))  # "im leilani, i teach…" splits as in full
+        said = [s for s in typed if len(s.split()) >= 3]  # shorter ones: with_fragments
         for k, s in enumerate(said):
             if "?" in s and not asks(s) and len(s) <= MAX_SENTENCE_CHARS:
                 out += [Said(c, page_id, None, ts, aside=True) for c in before_question(s)]
@@ -311,8 +307,7 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
             out += [Said(c, page_id, None, ts) for c in parts if len(c.split()) >= 3]
             if len(parts) > 1:
                 out.append(Said(s, page_id, None, ts))
-        out += [Said(c, page_id, None, ts)
-                for c in with_fragments(sentences(casual_restored(text)))]
+        out += [Said(c, page_id, None, ts) for c in with_fragments(typed)]
     return out
 
 

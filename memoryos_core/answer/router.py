@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +26,15 @@ from typing import Any
 import numpy as np
 
 from ..llm import Embedder, classifier
-from ..llm.classifier import SoftmaxModel, best_floor, features, fit, grouped_folds
-from ..text import casually_typed
+from ..llm.classifier import (
+    FittedOnce,
+    SoftmaxModel,
+    best_floor,
+    features,
+    fit,
+    out_of_fold,
+    with_casual_copies,
+)
 from . import courtesy, names, social_acts
 from .saying import reflect
 
@@ -41,10 +47,10 @@ EXAMPLE_FILES = ("routes_written.jsonl", "routes_written2.jsonl", "routes_writte
                  "routes_newcomer_dev.jsonl")
 SHIPPED = DATA / "router_weights.npz"  # fitted for SHIPPED_MODEL, checked against the data
 SHIPPED_MODEL = "all-MiniLM-L6-v2"
-# the modules deciding which messages get a set reply: the floors are chosen with them
+# the modules deciding which messages get a set reply (and the act model's data, which
+# decides the small talk met by its act): the floors are chosen with them
 REPLY_SOURCES = (DATA.parent / "courtesy.py", DATA.parent / "saying.py",
-                 DATA.parent.parent / "asides.py", DATA.parent / "social_acts.py",
-                 DATA / "social_acts_written.jsonl")
+                 DATA.parent.parent / "asides.py")
 FOLDS = 5
 FLOOR_GRID = tuple(round(0.30 + 0.05 * i, 2) for i in range(13))  # 0.30 .. 0.90
 PRECISION_BETA = 0.5  # F-beta with beta 0.5: precision counts twice recall
@@ -107,12 +113,9 @@ def data_hash(rows: list[dict[str, str]]) -> str:
     chosen with (courtesy.py): shipped weights must match it."""
     replies = b"".join(p.read_bytes() for p in REPLY_SOURCES)
     blob = json.dumps([rows, STEPS, L2, FOLDS, FLOOR_GRID, CASUAL_COPIES, IN_KIND,
-                       hashlib.sha256(replies).hexdigest()], sort_keys=True).encode()
+                       hashlib.sha256(replies).hexdigest(),
+                       social_acts.data_hash(social_acts.examples())], sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
-
-
-def _x(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    return features(np.asarray(embedder.embed(texts), dtype=np.float32), texts)
 
 
 def choose_floors(probs: np.ndarray, labels: list[str], classes: list[str],
@@ -162,29 +165,26 @@ def train(embedder: Embedder, rows: list[dict[str, str]]) -> Router:
     """Fit on every example and its casually typed copy; floors from grouped (by person)
     out-of-fold predictions."""
     if CASUAL_COPIES:
-        rows = rows + [{**r, "text": typed} for r in rows
-                       if (typed := casually_typed(r["text"])) and typed != r["text"]]
+        rows = with_casual_copies(rows)
     texts = [r["text"] for r in rows]
     labels = [r["route"] for r in rows]
-    x = _x(embedder, texts)
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
+    x = features(vectors, texts)
     classes = list(ROUTES)
-    oof = np.zeros((len(rows), len(classes)), dtype=np.float32)
-    for held in grouped_folds([r["person"] for r in rows], FOLDS):
-        keep = np.setdiff1d(np.arange(len(rows)), held)
-        part = fit(x[keep], [labels[i] for i in keep], classes, l2=L2, steps=STEPS)
-        oof[held] = part.probabilities(x[held])
+    oof = out_of_fold(x, labels, [r["person"] for r in rows], classes, FOLDS, L2, STEPS)
     return Router(fit(x, labels, classes, l2=L2, steps=STEPS),
-                  choose_floors(oof, labels, classes, set_replies(embedder, texts)))
+                  choose_floors(oof, labels, classes, set_replies(embedder, texts, vectors)))
 
 
-def set_replies(embedder: Embedder, texts: list[str]) -> dict[str, np.ndarray]:
+def set_replies(embedder: Embedder, texts: list[str],
+                vectors: np.ndarray) -> dict[str, np.ndarray]:
     """For the told and the small-talk routes, whether each text read so gets a set reply
     (courtesy.py, and for small talk its act's: social_acts.py) rather than the model's."""
     is_name = names.first_name_check(embedder)
     replied = {route: np.array([courtesy.reply(t, [], reflect, is_name, told=route == "told")
                                 is not None for t in texts]) for route in ("told", "social")}
     # small talk no set reply matches is met in kind where its act is sure (social_acts.py)
-    acts = social_acts.acts(embedder, list(texts), np.asarray(embedder.embed(list(texts))))
+    acts = social_acts.acts(embedder, list(texts), vectors)
     replied["social"] |= np.array([a is not None for a in acts], dtype=bool)
     return replied
 
@@ -208,23 +208,17 @@ def load(path: Path, digest: str) -> Router | None:
     return Router(model, floors)
 
 
-_ROUTERS: dict[str, Router] = {}
-_LOCK = threading.Lock()
+def _shipped() -> Router | None:
+    return load(SHIPPED, data_hash(examples()))
+
+
+_ROUTERS = FittedOnce(SHIPPED_MODEL, _shipped, lambda embedder: train(embedder, examples()))
 
 
 def router_for(embedder: Embedder) -> Router:
     """The router for this embedding model: the shipped weights for MiniLM, else fitted once
     per process (another model, the tests' hashing embedder)."""
-    name = str(getattr(embedder, "name", ""))
-    with _LOCK:
-        found = _ROUTERS.get(name)
-        if found is None:
-            rows = examples()
-            found = load(SHIPPED, data_hash(rows)) if name == SHIPPED_MODEL else None
-            if found is None:
-                found = train(embedder, rows)
-            _ROUTERS[name] = found
-    return found
+    return _ROUTERS.get(embedder)
 
 
 def route(embedder: Embedder, text: str, vector: np.ndarray | None = None) -> Routed:

@@ -17,15 +17,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..llm import Embedder, classifier
-from ..llm.classifier import SoftmaxModel, best_floor, features, fit, grouped_folds
-from ..text import casually_typed
+from ..llm.classifier import (
+    FittedOnce,
+    SoftmaxModel,
+    best_floor,
+    features,
+    fit,
+    out_of_fold,
+    with_casual_copies,
+)
 
 ACTS = ("greeting", "how_are_you", "thanks", "goodbye", "praise", "complaint", "ack",
         "about_assistant", "back", "other")
@@ -88,22 +94,6 @@ def data_hash(rows: list[dict[str, str]]) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def _with_casual_copies(rows: list[dict[str, str]]) -> list[dict[str, str]]:
-    # small talk is typed in a hurry more than anything: learn each as typed so too
-    return rows + [{**r, "text": typed} for r in rows
-                   if (typed := casually_typed(r["text"])) and typed != r["text"]]
-
-
-def out_of_fold(x: np.ndarray, labels: list[str], people: list[str]) -> np.ndarray:
-    """Each row's act probabilities from a model fitted without its writer's messages."""
-    oof = np.zeros((len(labels), len(ACTS)), dtype=np.float32)
-    for held in grouped_folds(people, FOLDS):
-        keep = np.setdiff1d(np.arange(len(labels)), held)
-        part = fit(x[keep], [labels[i] for i in keep], ACTS, l2=L2, steps=STEPS)
-        oof[held] = part.probabilities(x[held])
-    return oof
-
-
 def choose_floors(probs: np.ndarray, labels: list[str]) -> dict[str, float]:
     """Each act's floor: of FLOOR_GRID, the best F0.5 of the rows whose best act it is."""
     gold, top = np.array(labels), probs.argmax(axis=1)
@@ -115,10 +105,10 @@ def choose_floors(probs: np.ndarray, labels: list[str]) -> dict[str, float]:
 def train(embedder: Embedder, rows: list[dict[str, str]]) -> ActModel:
     """Fit on every example (and its casually typed copy); floors from out-of-fold
     predictions grouped by writer."""
-    rows = _with_casual_copies(rows)
+    rows = with_casual_copies(rows)  # small talk is typed in a hurry more than anything
     texts, labels = [r["text"] for r in rows], [r["act"] for r in rows]
     x = features(np.asarray(embedder.embed(texts), dtype=np.float32), texts)
-    oof = out_of_fold(x, labels, [r.get("person", "") for r in rows])
+    oof = out_of_fold(x, labels, [r.get("person", "") for r in rows], ACTS, FOLDS, L2, STEPS)
     return ActModel(fit(x, labels, ACTS, l2=L2, steps=STEPS), choose_floors(oof, labels))
 
 
@@ -138,23 +128,17 @@ def load(path: Path, digest: str) -> ActModel | None:
                                                         strict=True)})
 
 
-_MODELS: dict[str, ActModel] = {}
-_LOCK = threading.Lock()
+def _shipped() -> ActModel | None:
+    return load(SHIPPED, data_hash(examples()))
+
+
+_MODELS = FittedOnce(SHIPPED_MODEL, _shipped, lambda embedder: train(embedder, examples()))
 
 
 def model_for(embedder: Embedder) -> ActModel:
     """The act model for this embedder: the shipped weights for MiniLM, else fitted once per
     process (another model, the tests' hashing embedder)."""
-    name = str(getattr(embedder, "name", ""))
-    with _LOCK:
-        found = _MODELS.get(name)
-        if found is None:
-            rows = examples()
-            found = load(SHIPPED, data_hash(rows)) if name == SHIPPED_MODEL else None
-            if found is None:
-                found = train(embedder, rows)
-            _MODELS[name] = found
-    return found
+    return _MODELS.get(embedder)
 
 
 def acts(embedder: Embedder, texts: list[str], vectors: np.ndarray) -> list[str | None]:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
+
+from ..text import casually_typed
 
 HASHED_FEATURES = 2048  # buckets for words and word pairs
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[?!]")
@@ -143,3 +146,48 @@ def load(path: Path, digest: str) -> tuple[SoftmaxModel, dict[str, np.ndarray]] 
                              saved["bias"])
         return model, {k: saved[k] for k in saved.files
                        if k not in ("weights", "bias", "classes", "digest")}
+
+
+def with_casual_copies(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The rows and, for each whose text typed in a hurry differs ("wheres my wifes work"),
+    that copy: what a model reads must hold for phone typing too."""
+    return rows + [{**r, "text": typed} for r in rows
+                   if (typed := casually_typed(r["text"])) and typed != r["text"]]
+
+
+def out_of_fold(x: np.ndarray, labels: Sequence[str], groups: Sequence[str],
+                classes: Sequence[str], folds: int, l2: float, steps: int) -> np.ndarray:
+    """Each row's class probabilities from a model fitted without its group (a person, a
+    writer): what floors are chosen on."""
+    oof = np.zeros((len(labels), len(classes)), dtype=np.float32)
+    for held in grouped_folds(groups, folds):
+        keep = np.setdiff1d(np.arange(len(labels)), held)
+        part = fit(x[keep], [labels[i] for i in keep], classes, l2=l2, steps=steps)
+        oof[held] = part.probabilities(x[held])
+    return oof
+
+
+Fitted = TypeVar("Fitted")
+
+
+class FittedOnce(Generic[Fitted]):
+    """A model per embedding model: the shipped one where it was fitted for that model and
+    its data, else fitted once per process (another model, the tests' hashing embedder)."""
+
+    def __init__(self, shipped_model: str, load_shipped: Callable[[], Fitted | None],
+                 train: Callable[[Any], Fitted]) -> None:
+        self._shipped_model, self._load, self._train = shipped_model, load_shipped, train
+        self._models: dict[str, Fitted] = {}
+        self._lock = threading.Lock()
+
+    def get(self, embedder: Any) -> Fitted:
+        """The model for this embedder."""
+        name = str(getattr(embedder, "name", ""))
+        with self._lock:
+            found = self._models.get(name)
+            if found is None:
+                found = self._load() if name == self._shipped_model else None
+                if found is None:
+                    found = self._train(embedder)
+                self._models[name] = found
+        return found
