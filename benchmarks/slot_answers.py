@@ -253,13 +253,15 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
         return float(tally([outcome(q, *decide(c, q, model))
                             for q, c in zip(train, chances, strict=True)])["cost"])
 
-    def per_chat(related: float) -> dict[str, float]:
-        model = dataclasses.replace(probe(floor, hedge, share, offers, newest, ratio, lead,
-                                          lead_floor), related_hedge=related)
+    def per_chat_of(m: SlotModel) -> dict[str, float]:
         out: dict[str, float] = {}
         for q, c in zip(train, chances, strict=True):
-            out[q.group] = out.get(q.group, 0.0) + COSTS[outcome(q, *decide(c, q, model))]
+            out[q.group] = out.get(q.group, 0.0) + COSTS[outcome(q, *decide(c, q, m))]
         return out
+
+    def per_chat(related: float) -> dict[str, float]:
+        return per_chat_of(dataclasses.replace(probe(floor, hedge, share, offers, newest, ratio,
+                                                     lead, lead_floor), related_hedge=related))
 
     least = per_chat(float("inf"))
     related_hedge = float("inf")
@@ -270,12 +272,20 @@ def fit_slot(train: list[Question], feats: list[np.ndarray], emb_name: str) -> A
             break
     model = dataclasses.replace(probe(floor, hedge, share, offers, newest, ratio, lead,
                                       lead_floor), related_hedge=related_hedge)
-    # an offer that shares no word with the question needs this sureness (ties: the higher,
-    # "I don't remember" where memory holds nothing related)
+    # an offer that shares no word with the question needs this sureness: the highest whose
+    # cost is within one standard error of the least (the one-SE rule over chats, as above,
+    # the other way): "I don't remember" where memory holds nothing related ("What's my blood
+    # type?" is not answered with the dog), unless that measurably costs more (issue 44)
     unrelated = {h: cost_of(dataclasses.replace(model, unrelated_hedge=h))
                  for h in FLOORS if h >= hedge}
-    model = dataclasses.replace(model, unrelated_hedge=min(unrelated,
-                                                           key=lambda h: (unrelated[h], -h)))
+    cheapest = per_chat_of(dataclasses.replace(
+        model, unrelated_hedge=min(unrelated, key=lambda h: (unrelated[h], -h))))
+    for h in sorted(unrelated, reverse=True):
+        diff = np.array([v - cheapest[g] for g, v in
+                         per_chat_of(dataclasses.replace(model, unrelated_hedge=h)).items()])
+        if diff.sum() <= diff.std(ddof=1) * np.sqrt(len(diff)):
+            model = dataclasses.replace(model, unrelated_hedge=h)
+            break
     # a later sentence that says the answer's value changed is said instead, where that costs
     # less out of fold (ties: not)
     follows = dataclasses.replace(model, follows_updates=True)

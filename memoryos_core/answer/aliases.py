@@ -10,7 +10,7 @@ as naming the husband.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..context import Context
 from ..storage import search
@@ -32,15 +32,17 @@ def owned_nouns(question: str) -> list[str]:
 
 
 def _patterns(nouns: Sequence[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """"husband Chidi", "husband, Chidi", "dog called Zuri", "sister is named Ana"; and
+    """"husband Chidi", "husband, Chidi", "dog called Zuri", "sister is named Ana", "wife is
+    Efua", "wife's name is Efua"; and
     "Chidi, my husband", "Chidi is my husband" (for any of the nouns)."""
     # "whats my brothers name" (no apostrophe) asks of the brother named "my brother Daichi"
     n = "(?:" + "|".join(re.escape(noun[:-1]) + "s?" if noun.endswith("s") and len(noun) > 3
                          else re.escape(noun) for noun in nouns) + ")"
-    after = re.compile(rf"\b{n}(?:'s|’s)?,?\s+(?:is\s+(?:called|named)\s+|called\s+|named\s+)?"
-                       r"([A-Z][\w'-]+)", re.IGNORECASE)
+    after = re.compile(rf"\b{n}(?:'s|’s)?,?\s+(?P<link>is\s+(?:called|named)\s+|called\s+|"
+                       r"named\s+|name\s+is\s+|is\s+)?"
+                       r"(?P<name>[A-Z][\w'-]+)", re.IGNORECASE)
     # "Chidi, my husband, …" closes its apposition: "Yesterday, my husband cooked" names no one
-    before = re.compile(rf"\b([A-Z][\w'-]+)(?:\s+is\s+(?:my|our)\s+{n}\b|,\s+(?:my|our)\s+{n},)",
+    before = re.compile(rf"\b(?P<name>[A-Z][\w'-]+)(?:\s+is\s+(?:my|our)\s+{n}\b|,\s+(?:my|our)\s+{n},)",
                         re.IGNORECASE)
     return after, before
 
@@ -54,24 +56,31 @@ def _listed(text: str, at: int) -> list[str]:
     return out
 
 
-def given_names(noun: str | Sequence[str], texts: Iterable[str]) -> list[str]:
+def given_names(noun: str | Sequence[str], texts: Iterable[str],
+                is_name: Callable[[str], bool] | None = None) -> list[str]:
     """The names the texts give `noun`, or any of several nouns (lower-cased, most often
     given first): a capitalised word in apposition (in a text all in lower case "my husband
-    works" names no one)."""
+    works" names no one), or one typed in lower case that `is_name` takes for a first name
+    ("my gf kayla")."""
     nouns = (noun,) if isinstance(noun, str) else tuple(noun)
     after, before = _patterns(nouns)
     counts: dict[str, int] = {}
     for text in texts:
         for pattern in (after, before):
             for found in pattern.finditer(text):
-                named = [found.group(1)]
+                named = [found.group("name")]
                 # a plural names each of a list: "two kids, Imran who's 14 and Nadia who's 9"
                 if pattern is after and re.match(r"\w+s\b", found.group(0), re.IGNORECASE):
                     named += _listed(text, found.end())
+                # "my wife is Efua", not "my husband is Italian" nor "is pilot": after a
+                # bare "is", a capitalised first name
+                bare = pattern is after and (found.group("link") or "").split() == ["is"]
                 for name in named:
                     low = name.lower()
-                    if name[0].isupper() and low not in STOP_WORDS \
-                            and low not in nouns and low not in _OWNERS:
+                    typed = name[0].isupper() and not (bare and is_name is not None)
+                    if (typed or (name[0].isupper() or not bare) and is_name is not None
+                            and is_name(low)) \
+                            and low not in STOP_WORDS and low not in nouns and low not in _OWNERS:
                         counts[low] = counts.get(low, 0) + 1
     return sorted(counts, key=lambda n: -counts[n])
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -32,6 +32,8 @@ from .types import Retrieval
 
 DONT_REMEMBER = "I don't remember you telling me that."
 NOT_SURE = "I'm not sure this answers it"
+# how an answer from memory opens: the message it answered was a question on memory
+MEMORY_ANSWERS = ("You told me", "Here is what you've told me", NOT_SURE, DONT_REMEMBER)
 CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
 REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than this is no answer
 TERSE_WORDS = 6  # a message of sentences no longer is read whole where one is a fragment
@@ -112,11 +114,12 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         named = own_name(trace, recent, names.first_name_check(embedder))
         if named is not None:
             return Plan("memory", named, routed=view)
-    candidates, vectors = told_candidates(embedder, qvec, _candidates(trace, recent))
+    candidates, vectors = told_candidates(embedder, qvec, _candidates(trace, recent),
+                                          answered_from_memory(trace, recent))
     found = slot.answer(embedder, question, candidates, past=asks_about_past(question),
                         vectors=vectors)
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
-    terms = slot.head_terms(question, candidates)
+    terms = slot.head_terms(question, candidates, embedder)
     if found.pick is not None:
         c = found.pick
         evidence = Evidence(focus(c.sentence, terms), c.page_id, c.fact_id, c.timestamp,
@@ -246,23 +249,36 @@ class Said(NamedTuple):
     aside: bool = False
 
 
-def told_candidates(embedder: Embedder, qvec: np.ndarray, found: Sequence[Said]
-                    ) -> tuple[list[slot.Candidate], np.ndarray]:
+def told_candidates(embedder: Embedder, qvec: np.ndarray, found: Sequence[Said],
+                    asked: Collection[int] = ()) -> tuple[list[slot.Candidate], np.ndarray]:
     """The candidates that tell something, with the vectors of the question (`qvec`) and of
-    them: a question on memory typed without its question mark ("my son name what ah") is
-    never an answer, by the router that read it as one when it was asked; a statement cut
-    from before a question counts where it reads likeliest as told ("we have a dog, Chispa",
-    not the heading "Train vs car vs e-bike")."""
-    said = [slot.Candidate(*c[:4]) for c in found]
+    them: no part of a message the chat answered from memory (`asked`: their page ids; "n
+    wat job i had before that" is not what the user told), nor a question on memory typed
+    without its question mark ("my son name what ah"), by the router that read it as one
+    when it was asked; a statement cut from before a question counts where it reads
+    likeliest as told ("we have a dog, Chispa", not the heading "Train vs car vs e-bike")."""
+    said = [slot.Candidate(*c[:4]) for c in found if c.page_id not in asked]
+    kept = [c for c in found if c.page_id not in asked]
     texts = [c.sentence for c in said]
-    vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
+    vecs = np.asarray(embedder.embed(texts), dtype=np.float32) if texts else \
+        np.zeros((0, len(qvec)), dtype=np.float32)
     keep = [i for i, r in enumerate(router.routes(embedder, texts, vecs)) if r.route != "memory"
-            and (not found[i].aside or max(r.probabilities, key=r.probabilities.__getitem__)
+            and (not kept[i].aside or max(r.probabilities, key=r.probabilities.__getitem__)
                  == "told")
             # a sentence likelier a request than all else asks, it tells nothing ("Suggest a
             # menu that avoids groundnuts" took the chance of "I'm allergic to groundnuts")
             and r.probabilities.get("model", 0.0) <= REQUEST_SHARE]
     return [said[i] for i in keep], np.vstack([qvec[None, :], vecs[keep]])
+
+
+def answered_from_memory(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
+                         ) -> set[int]:
+    """The pages and recent exchanges whose message the chat read as a question on memory:
+    their reply is a memory answer ("You told me…", "I don't remember…")."""
+    replies = [(int(p["id"]), str(p.get("assistant") or "")) for p in trace.pages
+               if p.get("selected")]
+    replies += [(int(r["id"]), str(r.get("assistant_text") or "")) for r in recent]
+    return {pid for pid, reply in replies if reply.startswith(MEMORY_ANSWERS)}
 
 
 def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> list[Said]:

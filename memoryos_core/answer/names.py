@@ -10,6 +10,7 @@ for (the tests' hashing one) no bare "I'm X" is taken for a name: only "my name 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -55,3 +56,16 @@ def name_like(embedder: Any, vectors: np.ndarray) -> np.ndarray:
     names, others = _centroids(embedder)
     vecs = np.asarray(vectors, dtype=np.float32)
     return np.asarray(vecs @ names > vecs @ others)
+
+
+_WORDS: dict[tuple[str, str], np.ndarray] = {}  # (embedder, word) -> vector
+
+
+def word_vectors(embedder: Any, items: Sequence[str]) -> dict[str, np.ndarray]:
+    """Vectors of single words, embedded once per process (one batch for the new ones)."""
+    name = str(getattr(embedder, "name", ""))
+    new = [w for w in dict.fromkeys(items) if (name, w) not in _WORDS]
+    if new:
+        for w, v in zip(new, np.asarray(embedder.embed(new), dtype=np.float32), strict=True):
+            _WORDS[(name, w)] = v
+    return {w: _WORDS[(name, w)] for w in items}

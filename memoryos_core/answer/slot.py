@@ -26,14 +26,14 @@ from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, 
 from .aliases import given_names
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
 from .lists import list_parts, other_subject_parts
-from .names import name_like
+from .names import name_like, word_vectors
 from .over_time import latest, named_in, of_its_time, units, updates
 from .slot_model import SlotModel, shipped
 
 FEATURES = ("cos", "cos_gap", "shared_words", "any_shared", "subject_said", "subject_near",
             "head_said", "head_near", "other_subject", "other_literal", "least_covered",
             "mean_covered", "covered_cos", "asks_kind", "kind_met", "same_attribute", "recency",
-            "same_kind", "asks_name", "name_met")
+            "same_kind", "asks_name", "name_met", "past_recency", "past_former")
 
 
 @dataclass(frozen=True)
@@ -52,29 +52,18 @@ def content(text: str) -> list[str]:
             and w not in ASKING_WORDS and len(w) > 1]
 
 
-_KNOWN: dict[tuple[str, str], np.ndarray] = {}  # (embedder, word) -> vector
-
-
-def _word_vectors(embedder: Embedder, items: Sequence[str]) -> dict[str, np.ndarray]:
-    """Vectors of single words, embedded once per process (one batch for the new ones)."""
-    name = str(getattr(embedder, "name", ""))
-    new = [w for w in dict.fromkeys(items) if (name, w) not in _KNOWN]
-    if new:
-        for w, v in zip(new, np.asarray(embedder.embed(new), dtype=np.float32), strict=True):
-            _KNOWN[(name, w)] = v
-    return {w: _KNOWN[(name, w)] for w in items}
-
-
 def _head(question: str) -> list[str]:
     """The person or thing a question asks about first: the first noun it names as someone's
     own ("my sister's job" -> sister, "my dog's name" -> dog); none for "Where do I live?"."""
     return owned(question)[:1]
 
 
-def head_terms(question: str, candidates: Sequence[Candidate]) -> set[str]:
+def head_terms(question: str, candidates: Sequence[Candidate],
+               embedder: Embedder | None = None) -> set[str]:
     """The asked head's stem (with the words of a relation it covers) and the names the
     candidates give it in apposition ("my husband Chidi", "our dog, Bruno", "my sister is
-    called Ana"), so "Chidi is a pilot" answers "What does my husband do?"."""
+    called Ana"; typed in lower case, "my gf kayla", where `embedder` reads it as a first
+    name), so "Chidi is a pilot" answers "What does my husband do?"."""
     head = _head(question)
     if not head:
         return set()
@@ -82,7 +71,9 @@ def head_terms(question: str, candidates: Sequence[Candidate]) -> set[str]:
     # a relation is named by any word of it or of a narrower one ("my sibling" by "my
     # brother Kenta", kinship.py)
     return {stem(head[0])} | kinship.covered(head[0]) | {
-        stem(n) for n in given_names((head[0], *kinship.kin_words(head[0])), told)}
+        stem(n) for n in given_names((head[0], *kinship.kin_words(head[0])), told, None if
+                                     embedder is None else lambda w: bool(name_like(
+                                         embedder, word_vectors(embedder, [w])[w][None])[0]))}
 
 
 def met(term: str, said: set[str]) -> bool:
@@ -128,7 +119,7 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
     cos = np.asarray(vecs @ qvec, dtype=np.float32)
     subject = owned(question) or content(question)[:3]
     head = _head(question)  # "my sister's husband": the husband
-    terms = head_terms(question, candidates)
+    terms = head_terms(question, candidates, embedder)
     # every word of meaning the question asks with ("name" itself where it is the only one:
     # "What's my name?")
     wanted = content(question) or [w for w in words(question) if w not in STOP_WORDS]
@@ -140,7 +131,7 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
     cand_owned = [owned(c.sentence) for c in candidates]
     every = list(subject) + wanted + [w for ws in cand_words for w in ws] + \
         [w for ws in cand_owned for w in ws]
-    wv = _word_vectors(embedder, every) if every else {}
+    wv = word_vectors(embedder, every) if every else {}
     asked = {stem(w) for w in wanted}
 
     def near(ours: Sequence[str], theirs: Sequence[str]) -> float:
@@ -166,6 +157,9 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
     times = np.array([c.timestamp or 0.0 for c in candidates])
     recency = np.array([float(np.mean(times < t)) for t in times]) * len(times) / \
         max(1, len(times) - 1)
+    # a question on the past ("and before?") wants an older sentence, or one naming a value
+    # gone ("I quit the hotel job"), which the weights of these two learn
+    past = float(fact_history.asks_about_past(question))
     rows = []
     for i in range(len(candidates)):
         held = {stem(w) for w in cand_words[i]}
@@ -192,7 +186,9 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
                      float(bool(q_attr & set(c_attr[i]))), float(recency[i]),
                      float(bool(c_kind) and c_kind[i] in q_attr), float(asks_name),
                      float(asks_name and (holds_name(candidates[i].sentence) or any(
-                         named.get(w, False) for w in cand_words[i])))])
+                         named.get(w, False) for w in cand_words[i]))),
+                     past * float(recency[i]),
+                     past * float(fact_history.names_former(candidates[i].sentence))])
     return np.asarray(rows, dtype=np.float32)
 
 
@@ -214,8 +210,9 @@ def _why(chance: float, sure: float, model: SlotModel, role: str) -> str:
     if role == "offered":
         return (f"offered as \"not sure\" (sure {sure:.2f}: under {model.floor:.2f} to answer,"
                 f" at least {model.hedge:.2f} to offer)")
-    if role == "likeliest":
-        return f"the likeliest, but too unsure to offer (sure {sure:.2f}, under {model.hedge:.2f})"
+    if role == "likeliest":  # over the hedge, it shared no word with the question
+        under = model.hedge if sure < model.hedge else model.unrelated_hedge
+        return f"the likeliest, but too unsure to offer (sure {sure:.2f}, under {under:.2f})"
     return f"less likely to answer (chance {chance:.2f})"
 
 
@@ -248,7 +245,7 @@ def _head_is_asked(embedder: Embedder, question: str, asked: set[str]) -> bool:
     head = _head(question)
     if not head or not asked:
         return False
-    vec = _word_vectors(embedder, head)[head[0]]
+    vec = word_vectors(embedder, head)[head[0]]
     return bool(asked & set(attributes.classify(vec, embedder)))
 
 
@@ -284,7 +281,7 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
               if t in where] for c in candidates]
     # "my job" in "What is my job now?" is the asked attribute, no person or thing to name:
     # "I quit the hotel job" must not be the only sentence that may answer
-    terms = head_terms(question, candidates)
+    terms = head_terms(question, candidates, embedder)
     allowed = [True] * len(candidates) if _head_is_asked(embedder, question, asked) \
         else eligible(terms, candidates)
     asked_words = {stem(w) for w in content(question)}
@@ -315,12 +312,17 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
     i = best(chances, found.allowed)
     if i is None:
         return None, None, 0.0
-    # a clause and the sentence it is part of say the same: their probabilities add up; sure
-    # is that against its nearest rival and "none of them", whatever the long tail of
-    # sentences far off (ten small-talk pages must not make a clear answer unsure)
+    # a clause and the sentence it is part of say the same: their probabilities add up (a
+    # sentence that also holds a rival clause, "a dog called Rex and a cat called Tom", in
+    # proportion to the two); sure is that against its nearest rival and "none of them",
+    # whatever the long tail of sentences far off (ten small-talk pages must not make a clear
+    # answer unsure)
     held = [set(t.split()) for t in found.texts]
     same = [j for j in range(len(chances)) if held[j] <= held[i] or held[i] <= held[j]]
-    top = float(chances[same].sum())
+    own = float(sum(chances[j] for j in same if held[j] <= held[i]))
+    top = own + sum(float(chances[j]) * own / (own + sum(
+        float(chances[k]) for k in range(len(chances)) if k not in same and held[k] < held[j]))
+                    for j in same if not held[j] <= held[i])
     rival = max((float(chances[j]) for j in range(len(chances)) if j not in same), default=0.0)
     sure = top / (top + rival + max(0.0, 1.0 - float(chances.sum())))
     # a list sentence said whole where one of its items is clearly likelier than the others

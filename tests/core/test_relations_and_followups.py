@@ -53,6 +53,24 @@ def test_a_follow_up_naming_nothing_is_read_with_the_memory_question_before_it()
     assert followup.with_previous("and before?", [], now=1010.0) == "and before?"
 
 
+def test_a_follow_up_naming_its_person_by_a_pronoun_asks_about_the_person_before():
+    asked = _rows(("What does my daughter do for work?",
+                   "You told me earlier today that your daughter Ana is a dentist."))
+    assert followup.with_previous("And where does she live?", asked, now=1010.0) == \
+        "And where does my daughter live?"
+    assert followup.with_previous("and when's her birthday", asked, now=1010.0) == \
+        "and when's my daughter's birthday"
+    named = _rows(("What does Kemal do?", "You told me earlier today that Kemal is a chef."))
+    assert followup.with_previous("and how old is he?", named, now=1010.0) == \
+        "and how old is Kemal?"
+    # a message naming its own person, or after small talk, is read as typed
+    for text in ("And Kuba, how old is he?", "where does my son live? she said"):
+        assert followup.with_previous(text, asked, now=1010.0) == text
+    chatted = _rows(("My sister is visiting", "How lovely!"))
+    assert followup.with_previous("where does she live?", chatted, now=1010.0) == \
+        "where does she live?"
+
+
 @pytest.mark.real_model  # the router and the slot model read MiniLM's meaning
 def test_a_newcomer_asking_in_other_words_and_following_up_is_answered(make_engine):
     engine, model, say = _new_user_chat(make_engine)
@@ -97,3 +115,17 @@ def test_the_new_value_said_before_the_news_of_the_old_one_gone_is_the_present(m
     say("Can you suggest a name for a sourdough loaf?")
     now = say("What is my job now?")
     assert "baker" in now and "bank" not in now
+
+
+@pytest.mark.real_model  # the router reads the earlier messages as it read them when asked
+def test_a_question_the_user_asked_is_never_offered_as_something_they_told(make_engine):
+    say = _new_user_chat(make_engine)[2]
+    say("yo im darnell, 29, i work at the amazon warehouse drivin forklift")
+    say("also I got asthma use a albuterol inhaler like 2 puffs when it get bad")
+    say("yo I got the cdl job at the truckin company!!")
+    # questions typed as on a phone: no question mark, "wat" for "what", "n" for "and"
+    for asked in ("wat job i do now", "n wat job i had before that", "wat inhaler i use"):
+        say(asked)
+    answer = say("wat my blood pressure was at my last checkup")
+    for asked in ("wat job", "wat inhaler"):
+        assert asked not in answer.lower(), answer
