@@ -73,13 +73,12 @@ def given_names(noun: str | Sequence[str], texts: Iterable[str],
                 if pattern is after and re.match(r"\w+s\b", found.group(0), re.IGNORECASE):
                     named += _listed(text, found.end())
                 # "my wife is Efua", not "my husband is Italian" nor "is pilot": after a
-                # bare "is", a capitalised first name
+                # bare "is", a capitalised word `is_name` takes for a first name
                 bare = pattern is after and (found.group("link") or "").split() == ["is"]
                 for name in named:
                     low = name.lower()
-                    typed = name[0].isupper() and not (bare and is_name is not None)
-                    if (typed or (name[0].isupper() or not bare) and is_name is not None
-                            and is_name(low)) \
+                    if (name[0].isupper() and not bare or (name[0].isupper() or not bare)
+                            and is_name is not None and is_name(low)) \
                             and low not in STOP_WORDS and low not in nouns and low not in _OWNERS:
                         counts[low] = counts.get(low, 0) + 1
     return sorted(counts, key=lambda n: -counts[n])

@@ -129,3 +129,19 @@ def test_a_question_the_user_asked_is_never_offered_as_something_they_told(make_
     answer = say("wat my blood pressure was at my last checkup")
     for asked in ("wat job", "wat inhaler"):
         assert asked not in answer.lower(), answer
+
+
+@pytest.mark.real_model  # a name typed in lower case is read as one by its meaning
+def test_a_name_given_in_lower_case_or_after_is_names_the_asked_person(embedder):
+    def told(*texts: str) -> list[slot.Candidate]:
+        return [slot.Candidate(t, k, None, None) for k, t in enumerate(texts)]
+
+    assert "kayla" in slot.head_terms("when is my girlfriends bday", told(
+        "my gf kayla thinks hes the best tho", "kaylas bday is march 9 btw"), embedder)
+    assert "efua" in slot.head_terms("When is my wife's birthday?", told(
+        "My wife is Efua, she's a pharmacist."), embedder)
+    assert "ana" in slot.head_terms("What's my wife's job?", told("my wife's name is Ana"))
+    # what a person is, said after "is", names no one
+    assert slot.head_terms("What does my husband do?", told(
+        "my husband is pilot", "My husband is Italian", "my husband works nights"),
+        embedder) == {"husband", "hubby"}
