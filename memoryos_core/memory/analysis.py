@@ -265,6 +265,12 @@ def statement(sentence: str) -> str:
     return core[:1].upper() + core[1:] + end
 
 
+# a sentence asking the assistant by inversion is a request, whatever it says of the user
+# ("can u suggest a quick dinner i can make for her after a night shift" is no fact)
+_ASKS_YOU = re.compile(r"^\W*(?:(?:can|could|would|will|do|did)\s+(?:you|u|ya)|please|pls|plz)\b",
+                       re.IGNORECASE)
+
+
 def is_statement(sentence: str) -> bool:
     """A first-person statement worth keeping as a fact: not a question, at most 240
     characters, and a short one (under 20) only when it names something beyond a reaction:
@@ -272,7 +278,7 @@ def is_statement(sentence: str) -> bool:
     casually ("im a nurse") as much as in full."""
     sentence = casual_restored(sentence)
     if len(sentence) > 240 or sentence.endswith("?") or WH_OPENING.match(sentence) \
-            or not _FIRST_PERSON.search(sentence):
+            or _ASKS_YOU.match(sentence) or not _FIRST_PERSON.search(sentence):
         return False
     if len(sentence) >= SHORT_FACT:
         return True
