@@ -244,9 +244,11 @@ def casual_restored(text: str) -> str:
 
 
 # a sentence opening with a question word asks, even typed without its "?" ("whats my dog
-# called"): never a fact of the user's (extractive analysis kept 2 of 15 such in one chat)
-WH_WORDS = "what|whats|what's|where|wheres|where's|when|who|whos|who's|whose|which|why|how|hows|how's"
-WH_OPENING = re.compile(rf"^\W*(?:{WH_WORDS})\b", re.IGNORECASE)
+# called", "wat inhaler i use", "n wat job i had before that"): never a fact of the user's
+# (extractive analysis kept 2 of 15 such in one chat)
+WH_WORDS = ("what|whats|what's|where|wheres|where's|when|who|whos|who's|whose|which|why|how|"
+            "hows|how's|wat|wats|wot|wut|wich")
+WH_OPENING = re.compile(rf"^\W*(?:(?:and|n|so|but|&)\s+)?(?:{WH_WORDS})\b", re.IGNORECASE)
 
 
 def casually_typed(text: str) -> str:

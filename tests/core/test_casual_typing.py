@@ -37,6 +37,8 @@ def test_a_fact_typed_casually_is_said_back_in_full_and_kept_by_analysis():
     # a question typed without its "?" was kept as a fact of the user's
     assert not is_statement("whats my dog called")
     assert not is_statement("what does my wife do for work")
+    assert not is_statement("wat inhaler i use when it gets bad")
+    assert not is_statement("n wat job i had before that")
     # nor is a request to the assistant that talks about the user
     assert not is_statement("can u suggest a quick dinner i can make for her after a night shift")
     assert not is_statement("Could you write a toast for my sister's wedding, I'm her maid of honour")
