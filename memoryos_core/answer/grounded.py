@@ -257,8 +257,8 @@ def told_candidates(embedder: Embedder, qvec: np.ndarray, found: Sequence[Said],
     without its question mark ("my son name what ah"), by the router that read it as one
     when it was asked; a statement cut from before a question counts where it reads
     likeliest as told ("we have a dog, Chispa", not the heading "Train vs car vs e-bike")."""
-    said = [slot.Candidate(*c[:4]) for c in found if c.page_id not in asked]
     kept = [c for c in found if c.page_id not in asked]
+    said = [slot.Candidate(*c[:4]) for c in kept]
     texts = [c.sentence for c in said]
     vecs = np.asarray(embedder.embed(texts), dtype=np.float32) if texts else \
         np.zeros((0, len(qvec)), dtype=np.float32)
