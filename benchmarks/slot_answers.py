@@ -23,14 +23,13 @@ from typing import Any
 import numpy as np
 
 from . import common
+from .slot_outcomes import COSTS, outcome, rule_pick, tally
 
 DATA = Path(__file__).resolve().parent / "data"
 DEV = sorted(DATA.glob("newcomer_chats_dev*.json"))
 HELDOUT = DATA / "newcomer_chats_heldout.json"
 LUFY = common.ROOT.parent / "shared" / "data" / "lufy" / "lufy_dev.json"
 LUFY_CANDIDATES = 12  # a LUFY question's candidates: its nearest user turns, as retrieval gives
-WRONG_COST = 2.0  # a wrong fact said back costs twice a question left unanswered
-HEDGED_UNKNOWN_COST = 0.5
 FLOORS = tuple(round(0.2 + 0.05 * i, 2) for i in range(15))
 
 
@@ -131,60 +130,6 @@ def featurise(emb: Any, questions: list[Question]) -> list[np.ndarray]:
         classed = classes(emb, vecs[1:])
         out.append(pair_features(emb, q.text, vecs[0], q.candidates, vecs[1:], classed))
         q.setting = setting(emb, q.text, vecs[0], vecs[1:], q.candidates, classed)
-    return out
-
-
-def outcome(q: Question, pick: int | None, hedged: int | None = None) -> str:
-    """right, unsure (the sentence holds the answer beside a wrong word), wrong, hedged_*
-    ("I'm not sure. You told me: …" naming a right, unsure or wrong sentence), declined (an
-    answer was there) or rightly_declined."""
-    answerable = any(r is True for r in q.right)
-    if pick is None and hedged is not None:
-        r = q.right[hedged]
-        if q.kind == "unknown":  # what was found, offered: worse where it is unrelated
-            related = q.setting is None or q.setting.related[hedged]
-            return "hedged_unknown" if related else "hedged_unrelated"
-        return "hedged_right" if r is True else "hedged_unsure" if r is None else "hedged_wrong"
-    if pick is None:
-        return "declined" if answerable else "rightly_declined"
-    return "right" if q.right[pick] is True else "unsure" if q.right[pick] is None else "wrong"
-
-
-def rule_pick(emb: Any, q: Question) -> int | None:
-    """The old rule: a shared keyword or cosine 0.45, score cos + 0.25 a word, newest of near."""
-    from memoryos_core.text import query_keywords, stem, stems_held
-
-    terms = {stem(w) for w in query_keywords(q.text)}
-    vecs = np.asarray(emb.embed([q.text] + [c.sentence for c in q.candidates]))
-    cos = vecs[1:] @ vecs[0]
-    ok = []
-    for i, c in enumerate(q.candidates):
-        hits = stems_held(c.sentence, terms)
-        if hits or cos[i] >= 0.45:
-            ok.append((float(cos[i]) + 0.25 * hits, c.timestamp or 0.0, i))
-    if not ok:
-        return None
-    best = max(s for s, _, _ in ok)
-    return max((t, s, i) for s, t, i in ok if s >= best - 0.08)[2]
-
-
-# what each outcome costs the user, "I don't remember" though it was told being 1: a wrong fact
-# said with confidence 2; a right one offered as "not sure" a quarter; what was found offered
-# as "not sure" for a question nothing told answers a half where it shares a word with it or
-# names what it asks about, else 1 (issue 44: "I don't remember" only where memory holds
-# nothing related, else say what was found; "What's my blood type?" is not answered "not sure…
-# you have a dog called Rex")
-COSTS = {"right": 0.0, "unsure": 0.5, "wrong": WRONG_COST, "hedged_right": 0.25,
-         "hedged_unsure": 0.5, "hedged_wrong": 1.0, "hedged_unknown": HEDGED_UNKNOWN_COST,
-         "hedged_unrelated": 1.0,
-         "declined": 1.0, "rightly_declined": 0.0}
-
-
-def tally(outcomes: list[str]) -> dict[str, Any]:
-    """Counts of each outcome and their cost (COSTS)."""
-    out: dict[str, Any] = {k: outcomes.count(k) for k in COSTS}
-    out["questions"] = len(outcomes)
-    out["cost"] = sum(COSTS[o] for o in outcomes)
     return out
 
 
