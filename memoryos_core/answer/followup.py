@@ -17,10 +17,12 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..text import STOP_WORDS, owned, words
+from ..memory import fact_history
+from ..text import STOP_WORDS, owned, sentences, words
 from . import grounded
 from .answer_kinds import ASKS_NAME
-from .slot import content
+from .asking import asks
+from .slot_features import content
 
 FOLLOWS_WITHIN = 30 * 60  # seconds: a follow-up answers the exchange just before it
 # it turns the question before it to another time or opens as its continuation
@@ -81,7 +83,7 @@ def with_previous(text: str, rows: Sequence[Mapping[str, Any]],
     its pronouns read as the person that question asked about."""
     # only a question follows up ("Tomas changed his career!" tells, it asks of no one)
     by_pronoun = _PRONOUN.search(text) is not None and not _names_someone(text) and (
-        "?" in text or grounded.asks(text))
+        "?" in text or asks(text))
     if not rows or not (names_nothing(text) or by_pronoun):
         return text
     last = rows[-1]
@@ -96,4 +98,36 @@ def with_previous(text: str, rows: Sequence[Mapping[str, Any]],
     person = person_asked(asked) if by_pronoun else None
     if person:
         return with_person(text, person)
-    return f"{asked} {text}" if names_nothing(text) else text
+    return f"{at_its_time(asked, text)} {text}" if names_nothing(text) else text
+
+
+def at_its_time(asked: str, text: str) -> str:
+    """The question before without the time words the follow-up turns from: "What dose am I
+    on now?" then "And before?" asks of the past alone, "Where did I live before?" then "and
+    now?" of the present alone."""
+    if fact_history.asks_about_past(text):
+        return fact_history.without_now(asked)
+    if fact_history.asks_about_now(text):
+        return fact_history.without_past(asked)
+    return asked
+
+
+_WHICH_OF = re.compile(r"^\W*(?:which|wich)\s+(?:one\s+)?of\s+(?:my|our|the)\s+[\w'\u2019-]+"
+                       r"(?:\s+(?:do|did)\s+(?:i|we)\s+say)?\s+(?=\w)", re.IGNORECASE)
+
+
+def weighed(message: str) -> str:
+    """The part of a message a memory question is weighed by: its sentences that ask, less
+    what goes around them ("Sorry, my head is all over the place. What did I say my husband
+    does?" asks of the husband, not of a head), a question on a group read as who
+    (`as_who`)."""
+    said = sentences(message)
+    asking = [s for s in said if "?" in s or asks(s)]
+    return as_who(" ".join(asking) if asking and len(asking) < len(said) else message)
+
+
+def as_who(question: str) -> str:
+    """"Which of my kids has the footy final?" as "Who has the footy final?": the answer is
+    one of them by name ("jaxon's got his first grand final"), and need not name the group."""
+    m = _WHICH_OF.match(question)
+    return f"Who {question[m.end():]}" if m else question

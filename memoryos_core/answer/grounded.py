@@ -20,12 +20,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..asides import EMOJI_CHARS, INTERJECTION
+from ..asides import INTERJECTION
 from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
-from ..text import WH_WORDS, casual_restored, sentences, words
-from . import courtesy, names, router, saying, slot, social_acts
+from ..text import casual_restored, sentences, words
+from . import courtesy, followup, names, router, saying, slot, slot_features, social_acts
+from .asking import after_request, asks, before_question
 from .lists import list_parts, other_subject_parts
 from .saying import reflect
 from .types import Retrieval
@@ -114,12 +115,17 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         named = own_name(trace, recent, names.first_name_check(embedder))
         if named is not None:
             return Plan("memory", named, routed=view)
-    candidates, vectors = told_candidates(embedder, qvec, _candidates(trace, recent),
+    # the sentences that ask ("haha yeah nah. how old's my daughter again"), and "Which of my
+    # children looks after animals?" as who does: the answer names one, not "children"
+    weighed = followup.weighed(question)
+    wvec = qvec if weighed == question else \
+        np.asarray(embedder.embed([weighed]), dtype=np.float32)[0]
+    candidates, vectors = told_candidates(embedder, wvec, _candidates(trace, recent),
                                           answered_from_memory(trace, recent))
-    found = slot.answer(embedder, question, candidates, past=asks_about_past(question),
+    found = slot.answer(embedder, weighed, candidates, past=asks_about_past(weighed),
                         vectors=vectors)
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
-    terms = slot.head_terms(question, candidates, embedder)
+    terms = slot_features.head_terms(weighed, candidates, embedder)
     if found.pick is not None:
         c = found.pick
         evidence = Evidence(focus(c.sentence, terms), c.page_id, c.fact_id, c.timestamp,
@@ -143,7 +149,7 @@ def focus(sentence: str, terms: set[str]) -> str:
     parts = list_parts(sentence)
     if not terms or not parts:
         return sentence
-    named = [part for part in parts if slot.names(terms, part)]
+    named = [part for part in parts if slot_features.names(terms, part)]
     return named[0] if len(named) == 1 else sentence
 
 
@@ -205,38 +211,8 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan
     return Plan("memory", told[0][2], built=f"Here is what you've told me: {body}.")
 
 
-# a sentence opening with a question word asks, even without its "?" ("whats my cats name")
-_QUESTION_OPENING = re.compile(rf"^\W*(?:{WH_WORDS}|do|does|did|can|could|would|will|is|are|am|"
-                               r"was|were|should|shall|have|has)\b", re.IGNORECASE)
-
-
 _REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b",
                           re.IGNORECASE)
-
-
-def asks(sentence: str) -> bool:
-    """True for a sentence that asks rather than tells (syntax: its opening word)."""
-    return _QUESTION_OPENING.match(_INTERJECTION.sub("", sentence)) is not None
-
-
-# where a statement ends and the question after it begins inside one sentence: an emoji, a
-# dash or a colon, or a comma before a question word ("we have a dog, Chispa, how do we…?")
-_BREAK = re.compile(rf"\s*(?:[{EMOJI_CHARS}]+\ufe0f?|\s[-\u2013\u2014]\s|:)\s*"
-                    r"|,\s+(?=(?:what|whats|what's|where|when|who|which|why|how|can|could|"
-                    r"would|should|do|does|did|is|are|any)\b)", re.IGNORECASE)
-
-
-def before_question(sentence: str) -> list[str]:
-    """The statements a sentence makes before the question it ends with ("we have two cats,
-    mochi and poi 🐱 any tips for keeping them off the counter?" -> "we have two cats, mochi
-    and poi"): a fact told in passing with a request is a fact told."""
-    pieces = [p.strip(" ,") for p in _BREAK.split(sentence)]
-    out = []
-    for piece in pieces:
-        if "?" in piece or asks(piece):
-            break
-        out.append(piece)
-    return [p for p in out if len(p.split()) >= 3] if len(pieces) > 1 else []
 
 
 class Said(NamedTuple):
@@ -293,8 +269,10 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
         for f in trace.facts[kind]:
             if f.get("in_prompt") and (past or not f.get("superseded")):
                 out.append(Said(f["text"], None, f["id"], f.get("valid_from")))
-    pages = [(p["id"], p.get("user", ""), p.get("timestamp"))
-             for p in trace.pages if p.get("selected")][:CANDIDATE_PAGES]
+    # the best-ranked pages: a continuation shown after its page (the next exchange, often
+    # small talk or another question) does not push a page that matches out of the six
+    pages = [(p["id"], p.get("user", ""), p.get("timestamp")) for p in trace.pages
+             if p.get("selected") and p.get("continues") is None][:CANDIDATE_PAGES]
     pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
     for page_id, text, ts in pages:
         typed = sentences(casual_restored(text))  # "im leilani, i teach…" splits as in full
@@ -302,6 +280,8 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
         for k, s in enumerate(said):
             if "?" in s and not asks(s) and len(s) <= MAX_SENTENCE_CHARS:
                 out += [Said(c, page_id, None, ts, aside=True) for c in before_question(s)]
+            elif asks(s) and len(s) <= MAX_SENTENCE_CHARS:
+                out += [Said(c, page_id, None, ts, aside=True) for c in after_request(s)]
             if "?" in s or asks(s) or len(s) > MAX_SENTENCE_CHARS:
                 continue
             if k and _REFERS_BACK.match(s) and not asks(said[k - 1]):
@@ -344,7 +324,7 @@ def with_fragments(said: Sequence[str]) -> list[str]:
 
 def _nothing_told(sentence: str) -> bool:
     """Small talk alone ("ok.", "Thanks!") or no word of meaning: no fragment of a fact."""
-    return courtesy.says_nothing(sentence) or not slot.content(sentence)
+    return courtesy.says_nothing(sentence) or not slot_features.content(sentence)
 
 
 def said_back(evidence: Evidence) -> str:

@@ -29,7 +29,7 @@ SAME_SUBJECT = 0.55
 # words that say a value no longer holds ("I used to drive a Volvo", "no longer")
 _NO_LONGER = r"used to|use to|previously|formerly|former|no longer|anymore|any more"
 _PAST = re.compile(
-    rf"\b(before|{_NO_LONGER}|previous|earlier|originally|at first|in the past|back then|"
+    rf"\b(before|b4|{_NO_LONGER}|previous|earlier|originally|at first|in the past|back then|"
     r"back when|last year|ago|prior|(?<!how )old)\b", re.IGNORECASE)
 # words that say a state changed ("I sold the Subaru", "now", "moved to Denver")
 _CHANGE = re.compile(
@@ -215,6 +215,32 @@ def asks_about_now(query: str) -> bool:
 def asks_about_past(query: str) -> bool:
     """True when a question asks about an earlier state ("before", "used to", "previous")."""
     return _PAST.search(query) is not None
+
+
+_BEFORE_WHAT = re.compile(r"\b(?:before|b4|prior to|until)\s+((?:[\w'\u2019-]+\s*){1,4})",
+                          re.IGNORECASE)
+
+
+def past_reference(query: str) -> str:
+    """What a question on the past names as what came after ("What did I drive before the
+    Ranger?" -> "the Ranger"): the sentence naming it is the new value, not the asked one."""
+    m = _BEFORE_WHAT.search(query)
+    return m.group(1).strip() if m else ""
+
+
+def without_now(query: str) -> str:
+    """`query` less its words asking what holds now."""
+    return _tidy(_NOW.sub("", query))
+
+
+def without_past(query: str) -> str:
+    """`query` less its words asking about an earlier state."""
+    return _tidy(_PAST.sub("", query))
+
+
+def _tidy(query: str) -> str:
+    """A query with words cut out, its spaces closed up."""
+    return re.sub(r"\s+(?=[?.!,])", "", re.sub(r"\s{2,}", " ", query)).strip()
 
 
 def past_window(query: str, now: float) -> tuple[float, float] | None:

@@ -66,6 +66,17 @@ def test_the_statement_before_a_question_is_a_fact_told():
     assert grounded.before_question("Any tips for a first marathon?") == []
 
 
+def test_the_statement_after_a_request_is_a_fact_told():
+    from memoryos_core.answer.asking import after_request
+
+    assert after_request("can u help me plan a cheap bday party for my little bro, hes "
+                         "turning 10") == ["hes turning 10"]
+    assert after_request("can you recommend a book for my daughter, she is 12 and loves "
+                         "horses?") == ["she is 12 and loves horses"]
+    assert after_request("I moved to York, any good pubs?") == []  # it tells first
+    assert after_request("can you help, what is a good name?") == []  # it only asks
+
+
 @pytest.mark.real_model  # the router and the slot model read MiniLM's meaning
 def test_a_casual_newcomer_is_answered_from_what_they_told(make_engine):
     engine, model, say = _new_user_chat(make_engine)

@@ -41,9 +41,9 @@ def _rows(*pairs: tuple[str, str], ts: float = 1000.0) -> list[dict[str, object]
 def test_a_follow_up_naming_nothing_is_read_with_the_memory_question_before_it():
     asked = _rows(("Where do we live now?", "You told me earlier today that you live in Modena."))
     assert followup.with_previous("and before? 🤔", asked, now=1010.0) == \
-        "Where do we live now? and before? 🤔"
+        "Where do we live? and before? 🤔"
     assert followup.with_previous("What did I do before that?", asked, now=1010.0) == \
-        "Where do we live now? What did I do before that?"
+        "Where do we live? What did I do before that?"
     # a question of its own, a name asked, a follow-up of small talk, or hours later: as typed
     for text in ("What's my sister's job?", "What's my name?", "thanks!"):
         assert followup.with_previous(text, asked, now=1010.0) == text
@@ -51,6 +51,37 @@ def test_a_follow_up_naming_nothing_is_read_with_the_memory_question_before_it()
     assert followup.with_previous("and before?", chatted, now=1010.0) == "and before?"
     assert followup.with_previous("and before?", asked, now=1000.0 + 3 * 3600) == "and before?"
     assert followup.with_previous("and before?", [], now=1010.0) == "and before?"
+    # the follow-up turns the question to its own time: the time words it turns from go
+    dose = _rows(("What dose of Ramipril am I on now?", "You told me earlier today that …"))
+    assert followup.with_previous("And what was it before?", dose, now=1010.0) == \
+        "What dose of Ramipril am I on? And what was it before?"
+    lived = _rows(("Where did I live before?", "You told me earlier today that …"))
+    assert followup.with_previous("and now?", lived, now=1010.0) == "Where did I live? and now?"
+
+
+def test_which_of_a_group_is_weighed_as_who_and_before_what_names_the_new_value():
+    from memoryos_core.answer import grounded
+    from memoryos_core.memory import fact_history
+
+    assert followup.as_who("Which of my children looks after animals for a living?") == \
+        "Who looks after animals for a living?"
+    assert followup.as_who("which of my kids has the footy final?") == "Who has the footy final?"
+    # what goes around the question is not weighed: "my head" is not what was asked about
+    assert followup.weighed("Sorry, my head is all over the place. What did I say my husband "
+                            "does again?") == "What did I say my husband does again?"
+    assert followup.weighed("haha yeah nah. how old's my daughter again") == \
+        "how old's my daughter again"
+    assert followup.weighed("How old are my kids? The form wants ages.") == "How old are my kids?"
+    assert followup.weighed("Where do we live? and before?") == "Where do we live? and before?"
+    for text in ("Which city is my daughter in?", "Which of these is better?"):
+        assert followup.as_who(text) == text
+    assert fact_history.past_reference("What did I drive before the Ranger?") == "the Ranger"
+    assert fact_history.past_reference("where was i working b4 the move") == "the move"
+    assert fact_history.asks_about_past("where was i working b4 the move")
+    assert fact_history.past_reference("And where was he before?") == ""
+    # a question typed as on a phone after "n" asks: it is no candidate answer
+    assert grounded.asks("n who looks after the dog when im away")
+    assert not grounded.asks("n then we went to the beach")
 
 
 def test_a_follow_up_naming_its_person_by_a_pronoun_asks_about_the_person_before():
@@ -60,6 +91,8 @@ def test_a_follow_up_naming_its_person_by_a_pronoun_asks_about_the_person_before
         "And where does my daughter live?"
     assert followup.with_previous("and when's her birthday", asked, now=1010.0) == \
         "and when's my daughter's birthday"
+    assert followup.with_previous("n wat she do for work", asked, now=1010.0) == \
+        "n wat my daughter do for work"  # a question typed as on a phone asks too
     named = _rows(("What does Kemal do?", "You told me earlier today that Kemal is a chef."))
     assert followup.with_previous("and how old is he?", named, now=1010.0) == \
         "and how old is Kemal?"
@@ -145,3 +178,17 @@ def test_a_name_given_in_lower_case_or_after_is_names_the_asked_person(embedder)
     assert slot.head_terms("What does my husband do?", told(
         "my husband is pilot", "My husband is Italian", "my husband works nights"),
         embedder) == {"husband", "hubby"}
+
+
+@pytest.mark.real_model  # the slot model weighs "before the Tesla" and "which of my sons"
+def test_what_came_before_a_named_value_and_which_of_a_group_are_answered(make_engine):
+    say = _new_user_chat(make_engine)[2]
+    say("My car is a red Fiat Panda, fifteen years old.")
+    say("Can you suggest a weekend trip from Turin?")
+    say("Big news, I finally bought a Tesla Model 3 last week!")
+    before = say("What car did I have before the Tesla?")
+    assert "Panda" in before and "Tesla" not in before, before
+    say("My sons are Tom and Ben. Tom is training to be a nurse in Leeds.")
+    say("Ben is taking flying lessons at the weekends.")
+    which = say("Sorry, long day. Which of my sons is learning to fly?")
+    assert "Ben" in which and "nurse" not in which, which
