@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..asides import EMOJI_CHARS, INTERJECTION
-from ..text import WH_OPENING, WH_WORDS
+from ..text import WH_OPENING, WH_WORDS, sentences
 
 # a sentence opening with a question word asks, even without its "?" ("whats my cats name")
 _QUESTION_OPENING = re.compile(rf"^\W*(?:{WH_WORDS}|do|does|did|can|could|would|will|is|are|am|"
@@ -53,3 +53,24 @@ def after_request(sentence: str) -> list[str]:
     if len(pieces) < 2 or not asks(pieces[0]):
         return []
     return [p for p in pieces[1:] if len(p.split()) >= 3 and not asks(p)]
+
+
+_WHICH_OF = re.compile(r"^\W*(?:which|wich)\s+(?:one\s+)?of\s+(?:my|our|the)\s+[\w'\u2019-]+"
+                       r"(?:\s+(?:do|did)\s+(?:i|we)\s+say)?\s+(?=\w)", re.IGNORECASE)
+
+
+def weighed(message: str) -> str:
+    """The part of a message a memory question is weighed by: its sentences that ask, less
+    what goes around them ("Sorry, my head is all over the place. What did I say my husband
+    does?" asks of the husband, not of a head), a question on a group read as who
+    (`as_who`)."""
+    said = sentences(message)
+    asking = [s for s in said if "?" in s or asks(s)]
+    return as_who(" ".join(asking) if asking and len(asking) < len(said) else message)
+
+
+def as_who(question: str) -> str:
+    """"Which of my kids has the footy final?" as "Who has the footy final?": the answer is
+    one of them by name ("jaxon's got his first grand final"), and need not name the group."""
+    m = _WHICH_OF.match(question)
+    return f"Who {question[m.end():]}" if m else question

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..memory import fact_history
-from ..text import STOP_WORDS, owned, sentences, words
+from ..text import STOP_WORDS, owned, words
 from . import grounded
 from .answer_kinds import ASKS_NAME
 from .asking import asks
@@ -111,23 +111,3 @@ def at_its_time(asked: str, text: str) -> str:
         return fact_history.without_past(asked)
     return asked
 
-
-_WHICH_OF = re.compile(r"^\W*(?:which|wich)\s+(?:one\s+)?of\s+(?:my|our|the)\s+[\w'\u2019-]+"
-                       r"(?:\s+(?:do|did)\s+(?:i|we)\s+say)?\s+(?=\w)", re.IGNORECASE)
-
-
-def weighed(message: str) -> str:
-    """The part of a message a memory question is weighed by: its sentences that ask, less
-    what goes around them ("Sorry, my head is all over the place. What did I say my husband
-    does?" asks of the husband, not of a head), a question on a group read as who
-    (`as_who`)."""
-    said = sentences(message)
-    asking = [s for s in said if "?" in s or asks(s)]
-    return as_who(" ".join(asking) if asking and len(asking) < len(said) else message)
-
-
-def as_who(question: str) -> str:
-    """"Which of my kids has the footy final?" as "Who has the footy final?": the answer is
-    one of them by name ("jaxon's got his first grand final"), and need not name the group."""
-    m = _WHICH_OF.match(question)
-    return f"Who {question[m.end():]}" if m else question

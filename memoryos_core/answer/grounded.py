@@ -25,7 +25,7 @@ from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
 from ..text import casual_restored, sentences, words
-from . import courtesy, followup, names, router, saying, slot, slot_features, social_acts
+from . import asking, courtesy, names, router, saying, slot, slot_features, social_acts
 from .asking import after_request, asks, before_question
 from .lists import list_parts, other_subject_parts
 from .saying import reflect
@@ -117,7 +117,7 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
             return Plan("memory", named, routed=view)
     # the sentences that ask ("haha yeah nah. how old's my daughter again"), and "Which of my
     # children looks after animals?" as who does: the answer names one, not "children"
-    weighed = followup.weighed(question)
+    weighed = asking.weighed(question)
     wvec = qvec if weighed == question else \
         np.asarray(embedder.embed([weighed]), dtype=np.float32)[0]
     candidates, vectors = told_candidates(embedder, wvec, _candidates(trace, recent),

@@ -60,21 +60,21 @@ def test_a_follow_up_naming_nothing_is_read_with_the_memory_question_before_it()
 
 
 def test_which_of_a_group_is_weighed_as_who_and_before_what_names_the_new_value():
-    from memoryos_core.answer import grounded
+    from memoryos_core.answer import asking, grounded
     from memoryos_core.memory import fact_history
 
-    assert followup.as_who("Which of my children looks after animals for a living?") == \
+    assert asking.as_who("Which of my children looks after animals for a living?") == \
         "Who looks after animals for a living?"
-    assert followup.as_who("which of my kids has the footy final?") == "Who has the footy final?"
+    assert asking.as_who("which of my kids has the footy final?") == "Who has the footy final?"
     # what goes around the question is not weighed: "my head" is not what was asked about
-    assert followup.weighed("Sorry, my head is all over the place. What did I say my husband "
+    assert asking.weighed("Sorry, my head is all over the place. What did I say my husband "
                             "does again?") == "What did I say my husband does again?"
-    assert followup.weighed("haha yeah nah. how old's my daughter again") == \
+    assert asking.weighed("haha yeah nah. how old's my daughter again") == \
         "how old's my daughter again"
-    assert followup.weighed("How old are my kids? The form wants ages.") == "How old are my kids?"
-    assert followup.weighed("Where do we live? and before?") == "Where do we live? and before?"
+    assert asking.weighed("How old are my kids? The form wants ages.") == "How old are my kids?"
+    assert asking.weighed("Where do we live? and before?") == "Where do we live? and before?"
     for text in ("Which city is my daughter in?", "Which of these is better?"):
-        assert followup.as_who(text) == text
+        assert asking.as_who(text) == text
     assert fact_history.past_reference("What did I drive before the Ranger?") == "the Ranger"
     assert fact_history.past_reference("where was i working b4 the move") == "the move"
     assert fact_history.asks_about_past("where was i working b4 the move")
