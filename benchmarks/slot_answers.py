@@ -264,7 +264,7 @@ def _questions(emb: Any, no_lufy: bool, cache: bool) -> tuple[list[Question], li
     # the slot model's own code weighs the candidates, it does not make them
     made_by = sorted(p for p in (common.ROOT / "memoryos_core").rglob("*.py")
                      if p.name not in ("slot.py", "slot_features.py", "slot_model.py",
-                                   "over_time.py")) + DEV + [HELDOUT]
+                                       "over_time.py")) + DEV + [HELDOUT]
     digest = hashlib.sha256(b"".join(p.read_bytes() for p in made_by)).hexdigest()[:16]
     path = Path(tempfile.gettempdir()) / f"memoryos-slot-questions-{digest}-{int(no_lufy)}.pkl"
     if cache and path.exists():
