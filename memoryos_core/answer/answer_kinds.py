@@ -1,6 +1,6 @@
 """What kind of answer a question's syntax asks for, and whether a sentence holds one.
 
-"How old is Walter?" wants a number, "When is Hugo's birthday?" a date, "Where…" a place,
+"How old is Walter?" wants an age (a number, not a year), "When is Hugo's birthday?" a date, "Where…" a place,
 "What's my dog called?" a name: a sentence about Walter with none of these does not answer.
 Features of the slot model (answer/slot.py), whose weights are fitted on the dev chats.
 """
@@ -14,12 +14,17 @@ MONTHS = ("january february march april may june july august september october n
           " wednesday thursday friday saturday sunday").split()
 _NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve twenty"
                  " thirty forty fifty sixty seventy eighty ninety hundred").split()
-_ASKS = {"number": re.compile(r"\bhow (?:old|many|much|long|often)\b|\bage\b", re.I),
+# an age is a number of years a person or thing has, not a year ("How old is my mum?" is not
+# answered by "my father passed in 2021")
+_ASKS = {"age": re.compile(r"\bhow old\b|\bage\b", re.I),
+         "number": re.compile(r"\bhow (?:many|much|long|often)\b", re.I),
          "date": re.compile(r"\bwhen\b|\bwhat (?:year|date|day|month)\b|\bbirthday\b", re.I),
          "place": re.compile(r"\bwhere\b|\bwhich (?:city|town|country)\b", re.I)}
 # a capitalised word past a sentence's opening: a name or a place
 _CAPITAL = r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+"
-HOLDS = {"number": re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I),
+_AGE = r"(?<![\d.,:/£$€-])\b\d{1,3}\b(?![.,:/]\d)(?!\s*(?:%|am\b|pm\b))"
+HOLDS = {"age": re.compile(_AGE + r"|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b|\b\d0s\b", re.I),
+         "number": re.compile(r"\d|\b(?:" + "|".join(_NUMBER_WORDS) + r")\b", re.I),
          "date": re.compile(r"\d|\b(?:" + "|".join(MONTHS) + r"|ago|last|next|yesterday|"
                             r"tomorrow|week|month|year|summer|winter|spring|autumn)\b", re.I),
          "place": re.compile(_CAPITAL + r"|\b(?:in|at|from|to|near)\s+(?:the\s+)?\w+")}
@@ -45,5 +50,5 @@ def holds_name(sentence: str) -> bool:
 
 
 def asked_kind(question: str) -> str | None:
-    """The kind of answer a question's syntax asks for: number, date, place or None."""
+    """The kind of answer a question's syntax asks for: age, number, date, place or None."""
     return next((k for k, pattern in _ASKS.items() if pattern.search(question)), None)

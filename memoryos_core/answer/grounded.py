@@ -24,10 +24,10 @@ from ..asides import INTERJECTION
 from ..llm import Embedder
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
-from ..text import casual_restored, sentences, words
+from ..text import casual_restored, sentences, stem, words
 from . import asking, courtesy, names, router, saying, slot, slot_features, social_acts
 from .asking import after_request, asks, before_question
-from .lists import list_parts, other_subject_parts
+from .lists import list_parts, named_number_parts, other_subject_parts
 from .saying import reflect
 from .types import Retrieval
 
@@ -128,12 +128,12 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     terms = slot_features.head_terms(weighed, candidates, embedder)
     if found.pick is not None:
         c = found.pick
-        evidence = Evidence(focus(c.sentence, terms), c.page_id, c.fact_id, c.timestamp,
+        evidence = Evidence(focus(c.sentence, terms, weighed), c.page_id, c.fact_id, c.timestamp,
                             round(found.chance, 4), 0)
         return Plan("memory", evidence, routed=view, considered=considered)
     if found.maybe:  # offered as "not sure": its page is shown beside the answer too
         c = found.maybe[0]
-        c = slot.Candidate(focus(c.sentence, terms), c.page_id, c.fact_id, c.timestamp)
+        c = slot.Candidate(focus(c.sentence, terms, weighed), c.page_id, c.fact_id, c.timestamp)
         return Plan("memory", Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp, 0.0, 0),
                     built=hedged([c]), routed=view, considered=considered)
     if leaning:  # nothing found for a message the router was unsure of: the model's
@@ -142,15 +142,33 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     return Plan("memory", routed=view, considered=considered)
 
 
-def focus(sentence: str, terms: set[str]) -> str:
-    """The part of a list sentence about the asked person or thing, with the sentence's
-    opening: "What's my cat called?" is answered "I have a cat called Kiki", not with the dog
-    beside it; the whole sentence where no single part names it."""
-    parts = list_parts(sentence)
-    if not terms or not parts:
+def focus(sentence: str, terms: set[str], question: str = "") -> str:
+    """The part of a sentence that says several things about the asked person or thing, with
+    the sentence's opening: "What's my cat called?" is answered "I have a cat called Kiki",
+    not with the dog beside it; "How old is Somto?" with "Somto is 9", not "while Ebuka is
+    5". The part naming the asked head, else the one naming the question's own words; the
+    whole sentence where no single part does."""
+    parts = list(dict.fromkeys(p.rstrip(" .") + "." for p in list_parts(sentence)
+                               + other_subject_parts(sentence) + named_number_parts(sentence)))
+    if not parts:
         return sentence
-    named = [part for part in parts if slot_features.names(terms, part)]
-    return named[0] if len(named) == 1 else sentence
+    own = {stem(w) for w in slot_features.content(question)}
+    for wanted in (terms, own):
+        named = [p for p in parts if wanted and (slot_features.names(wanted, p) if
+                                                 wanted is terms else _holds(own, p))]
+        # the smallest part naming it: a clause within a named list item is the same part
+        least = {p for p in named if not any(q != p and q[:-1] in p for q in named)}
+        if len(least) == 1:
+            return least.pop()
+        if named:
+            return sentence
+    return sentence
+
+
+def _holds(stems: set[str], part: str) -> bool:
+    """Whether a part says one of the question's words (a stem or a longer form of it)."""
+    said = {stem(w) for w in slot_features.content(part)}
+    return any(slot_features.met(s, said) for s in stems)
 
 
 def hedged(maybe: Sequence[slot.Candidate]) -> str:
@@ -296,7 +314,8 @@ def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> l
             parts = courtesy.clauses(s)
             # a list's items apart too: "What animal is Shelly?" by "We have a tortoise
             # called Shelly", not by the sentence that names the dog first
-            parts += [item for c in parts for item in list_parts(c) if item not in parts]
+            parts += [item for c in parts for item in list_parts(c) + named_number_parts(c)
+                      if item not in parts]
             # and a clause with a subject of its own: "Which day is my blood test?" by "I
             # have my blood tests every second Tuesday", not with the bowls club on Fridays
             parts += [item for c in parts for item in other_subject_parts(c) if item not in parts]

@@ -7,7 +7,9 @@ import re
 
 # a list of things joined by "and" or a comma, each opening with a determiner: "I have a dog
 # called Zuri and a cat called Kiki"
-_CONJUNCT = re.compile(r"\s*(?:,\s*(?:and|plus)(?:\s+also)?|\b(?:and|plus)(?:\s+also)?|,)\s+"
+# ("n" and "&" as typed on a phone: "a staffy called tank n a budgie called mango")
+_CONJUNCT = re.compile(r"\s*(?:,\s*(?:and|plus|n|&)(?:\s+also)?|(?:\b(?:and|plus|n)|\s&)"
+                       r"(?:\s+also)?|,)\s+"
                        r"(?=(?:a|an|the|my|our|two|three)\b)", re.IGNORECASE)
 _PRONOUN = re.compile(r"(?:i|we|they|he|she)\s+\w+", re.IGNORECASE)
 # "two" opens an item ("two cats"), not a time ("rescued him two years ago")
@@ -41,10 +43,15 @@ def list_parts(sentence: str) -> list[str]:
 # 14"), or, after "and", "but" or ";", a time or place opening the user's next clause ("…, and
 # on Fridays I go bowling"; "I got the job, from next month I am shift manager" is one news)
 _OTHER_SUBJECT = re.compile(
-    r"\s*(?:,?\s+and|,?\s+but|;|,)\s+(?=(?!(?:he|she|it|they|that|this|there|which|who|what|"
-    r"i|we|you|then|now|so|also|still|just)\b)[^\W\d_][\w'-]*(?:['’]s)?\s+(?:is|has|was)\b)"
-    r"|\s*(?:,?\s+and|,?\s+but|;)\s+(?=(?:on|in|at|every|from|since|then|now|later|after|"
-    r"before)\b[^,.;]{0,25}?,?\s+(?:i|we)\b)", re.IGNORECASE)
+    r"\s*(?:,?\s+(?:and|n|&|while|whereas)|,?\s+but|;|,)\s+(?=(?!(?:he|she|it|they|that|this|"
+    r"there|which|who|what|i|we|you|then|now|so|also|still|just)\b)[^\W\d_][\w'-]*(?:['’]s)?"
+    r"\s+(?:is|has|was)\b)"
+    # someone's own relation with a verb of their own ("my mum is a dental nurse n my dad
+    # drives road trains"); "my wife and my son" at a sentence's end is one list
+    r"|\s*(?:,?\s+(?:and|n|&|while|whereas)|;)\s+(?=(?:my|our|his|her)\s+[\w'-]+\s+(?!(?:and|"
+    r"or|n|&)\b)[a-z]\w+)"
+    r"|\s*(?:,?\s+(?:and|n|&)|,?\s+but|;)\s+(?=(?:on|in|at|every|from|since|then|now|later|"
+    r"after|before)\b[^,.;]{0,25}?,?\s+(?:i|we)\b)", re.IGNORECASE)
 # a part that says "her", "he", "they"… says whose only with the part before it ("My daughter
 # Teresa is an accountant, and Luca is her son")
 _REFERS_BACK = re.compile(r"\b(?:he|she|they|him|her|his|hers|them|their|he's|she's|they're)\b",
@@ -56,8 +63,28 @@ def other_subject_parts(clause: str) -> list[str]:
     and Rui has an old dog, a collie" -> the cat, the dog); [] where it has one subject."""
     parts: list[str] = []
     for part in (p.strip(" ,;") for p in _OTHER_SUBJECT.split(clause)):
-        if parts and _REFERS_BACK.search(part):
+        # "Ebuka is 5 and all he wants…" names its own subject; "Luca is her son" says whose
+        # only with the part before it: a pronoun in the part's first clause
+        if parts and _REFERS_BACK.search(re.split(r"\s+(?:and|n|&)\s+|,", part)[0]):
             parts[-1] = clause[clause.index(parts[-1]):clause.index(part) + len(part)]
         elif part:
             parts.append(part)
-    return parts if len(parts) > 1 else []
+    # "my mum and my dad are teachers" is one subject, not a clause "my mum"
+    return parts if len(parts) > 1 and all(len(p.split()) >= 3 for p in parts) else []
+
+
+# a list of names, each with a number ("His kids are Naledi, 14, and Bongani, 8"; "Kids: Ola
+# 15, Thea 11"): each item with the sentence's opening
+_NAMED_NUMBER = re.compile(r"\b[A-Z][\w'’-]+,?\s+(?:aged\s+)?\d{1,3}\b(?!\s*(?:%|am|pm|:))")
+_BETWEEN_ITEMS = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+n\s+|\s*&\s*)")
+
+
+def named_number_parts(sentence: str) -> list[str]:
+    """A list of names with their numbers, an item each with the opening before the first;
+    [] where the sentence lists no two."""
+    found = list(_NAMED_NUMBER.finditer(sentence))
+    if len(found) < 2 or not all(_BETWEEN_ITEMS.fullmatch(sentence[a.end():b.start()])
+                                 for a, b in zip(found, found[1:], strict=False)):
+        return []
+    lead = sentence[:found[0].start()]
+    return [f"{lead}{m.group(0)}." for m in found]

@@ -29,6 +29,7 @@ _SUBJECT = re.compile(
     r"|(?:my\s+)?[^\W\d_][\w-]* and (?:I|me)\b"  # "Marit and I plan to…", "my wife and I"
     r"|(?:my|our)\b.*?\b(?:is|are|was|were|has|have|had|will|can|does|did)\b"
     r"|(?:my|our)\s+[^\W\d_]+['’]s\b"
+    r"|(?:my|our)\s+[^\W\d_]+\s+[^\W\d_]{2,}s\b"  # "my dad drives road trains"
     # a name doing something: "Mara moved to Lisbon", "Sahara is very fast", "Radek's birthday"
     r"|(?-i:[A-Z])[^\W\d_]+(?<!ed)(?<!ing)(?:['’]s\b|\s+(?:is|are|was|were|has|had|will|can"
     r"|[^\W\d_]+ed|[^\W\d_]+s)\b))", re.IGNORECASE)

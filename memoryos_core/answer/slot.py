@@ -23,7 +23,8 @@ import numpy as np
 from ..llm import Embedder
 from ..memory import attributes, fact_history
 from ..text import stem, words
-from .lists import list_parts, other_subject_parts
+from .answer_kinds import HOLDS, asked_kind
+from .lists import list_parts, named_number_parts, other_subject_parts
 from .names import word_vectors
 from .over_time import latest, named_in, of_its_time, units, updates
 from .slot_features import _KIND_OF, _head, content, eligible, head_terms, met, names
@@ -117,7 +118,8 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     where = {t: j for j, t in enumerate(texts)}
     # a list's items, and clauses with a subject of their own ("Rui has an old dog")
     items = [[where[t] for t in (" ".join(words(p)) for p in
-                                 list_parts(c.sentence) + other_subject_parts(c.sentence))
+                                 list_parts(c.sentence) + other_subject_parts(c.sentence)
+                                 + named_number_parts(c.sentence))
               if t in where] for c in candidates]
     # "my job" in "What is my job now?" is the asked attribute, no person or thing to name:
     # "I quit the hotel job" must not be the only sentence that may answer
@@ -207,6 +209,21 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
 
 
 
+def with_asked_kind(question: str, texts: Sequence[str], candidates: Sequence[Candidate],
+                    i: int | None) -> int | None:
+    """The chosen sentence, or the shortest candidate holding it and the kind of answer the
+    question asks for where it holds none: "How old is my mum?" is answered by "My mother
+    moved in with us in 2021. She is 72.", not by its first sentence alone."""
+    kind = asked_kind(question)
+    if i is None or kind is None or HOLDS[kind].search(candidates[i].sentence):
+        return i
+    held = [set(t.split()) for t in texts]
+    wider = [j for j in range(len(candidates)) if held[i] < held[j]
+             and candidates[j].page_id == candidates[i].page_id
+             and HOLDS[kind].search(candidates[j].sentence)]
+    return min(wider, key=lambda j: len(held[j])) if wider else i
+
+
 def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
            past: bool = False, model: SlotModel | None = None,
            vectors: np.ndarray | None = None) -> Found:
@@ -223,6 +240,8 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
     order = [int(i) for i in np.argsort(-chances, kind="stable")]
     found = setting(embedder, question, vecs[0], vecs[1:], candidates, classed)
     pick, offered, sure = choose(chances, found, model, past)
+    pick, offered = (with_asked_kind(question, found.texts, candidates, k)
+                     for k in (pick, offered))
     likeliest = best(chances, found.allowed)
     maybe = [] if offered is None else [candidates[offered]]
 

@@ -95,3 +95,66 @@ def test_a_newcomer_is_answered_with_the_part_asked_and_the_value_that_holds_now
         "lisinopril.")
     now = say("Which blood pressure tablet am I taking now?")
     assert "amlodipine" in now, now
+
+
+def test_each_of_several_people_in_one_sentence_is_a_part_of_its_own():
+    from memoryos_core.answer.lists import list_parts, named_number_parts
+
+    assert other_subject_parts("Somto is 9 and he is mad about football, while Ebuka is 5 and "
+                               "all he wants to do is draw cars.") == \
+        ["Somto is 9 and he is mad about football",
+         "Ebuka is 5 and all he wants to do is draw cars."]
+    assert other_subject_parts("my mum is a dental nurse n my dad drives road trains") == \
+        ["my mum is a dental nurse", "my dad drives road trains"]
+    assert other_subject_parts("my mum and my dad are teachers") == []
+    assert list_parts("we got a staffy called tank hes 7 n a budgie called mango") == \
+        ["we got a staffy called tank hes 7.", "we got a budgie called mango."]
+    assert named_number_parts("His kids are Naledi, 14, and Bongani, 8.") == \
+        ["His kids are Naledi, 14.", "His kids are Bongani, 8."]
+    assert named_number_parts("Kids: Ola 15, Thea 11.") == ["Kids: Ola 15.", "Kids: Thea 11."]
+    assert named_number_parts("I met Ana in 2019 at 7:30.") == []
+
+
+def test_what_is_said_back_is_the_part_about_what_was_asked():
+    from memoryos_core.answer.grounded import focus
+
+    boys = ("Somto is 9 and he is mad about football, while Ebuka is 5 and all he wants to do "
+            "is draw cars.")
+    assert focus(boys, set(), "How old is Somto again?") == \
+        "Somto is 9 and he is mad about football."
+    assert focus(boys, set(), "Who likes drawing cars?").startswith("Ebuka is 5")
+    assert focus("His kids are Naledi, 14, and Bongani, 8.", set(), "How old is Bongani?") == \
+        "His kids are Bongani, 8."
+    assert focus("my mum is a dental nurse n my dad drives road trains", {"dad", "father"},
+                 "wat does my dad do for work") == "my dad drives road trains."
+    # no single part names it: the whole sentence
+    assert focus(boys, set(), "What sports do the boys like?") == boys
+
+
+def test_an_age_is_a_number_of_years_not_a_year():
+    from memoryos_core.answer.answer_kinds import HOLDS, asked_kind
+    from memoryos_core.answer.slot import Candidate, with_asked_kind
+    from memoryos_core.text import words
+
+    assert asked_kind("How old is my mum?") == "age" and asked_kind("Thea age?") == "age"
+    assert not HOLDS["age"].search("My mother moved in after my father passed in 2021.")
+    assert all(HOLDS["age"].search(t) for t in ("She is 72", "she turned forty", "in her 60s"))
+    said = [Candidate("My mother moved in with us in 2021.", 3, None, 1.0),
+            Candidate("My mother moved in with us in 2021. She is 72.", 3, None, 1.0),
+            Candidate("My sister is 40.", 4, None, 2.0)]
+    texts = [" ".join(words(c.sentence)) for c in said]
+    assert with_asked_kind("How old is my mum?", texts, said, 0) == 1
+    assert with_asked_kind("When did my mum move in?", texts, said, 0) == 0
+
+
+@pytest.mark.real_model  # the router and the slot model read MiniLM's meaning
+def test_a_newcomer_asking_of_one_of_two_people_hears_only_of_that_one(make_engine):
+    _, _, say = _new_user_chat(make_engine)
+    say("We have two boys. Somto is 9 and he is mad about football, while Ebuka is 5 and all "
+        "he wants to do is draw cars.")
+    say("My mother moved in with us after my father passed in 2021. She is 72 and diabetic.")
+    say("Can you suggest a quick breakfast for a diabetic?")
+    somto = say("How old is Somto again?")
+    assert "9" in somto and "Ebuka" not in somto, somto
+    mum = say("How old is my mum?")
+    assert "72" in mum, mum
