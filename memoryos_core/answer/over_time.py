@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..memory import fact_history, fact_kinds
+from ..memory import attributes, fact_history, fact_kinds
 from ..text import STOP_WORDS, stem
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -74,3 +74,31 @@ def latest(i: int, updated_by: Sequence[Sequence[int]], times: Sequence[float]) 
         i = max(later, key=lambda j: (times[j], j))
         seen.add(i)
     return i
+
+
+def before_now(now: int, kinds: Sequence[str], texts: Sequence[str], times: Sequence[float],
+               allowed: Sequence[bool]) -> int | None:
+    """For a question on the past ("What did I do before?"): given the sentence that answers
+    it for now, the value before it: the latest sentence told before it of the same learned
+    one-value kind and holder (a job before the job, a home before the home). Where the
+    sentence found names a value gone ("I stop the high work"), the kind is its message's
+    ("From Monday I am driving instructor"), and the sentence itself answers where nothing
+    of that kind was told before it; None where none is."""
+    former = fact_history.names_former(texts[now])
+    kind = kinds[now] if kinds[now] in fact_kinds.ONE_VALUE or not former else next(
+        (kinds[j] for j in range(len(texts)) if times[j] == times[now]
+         and kinds[j] in fact_kinds.ONE_VALUE), "")
+    if kind not in fact_kinds.ONE_VALUE:
+        return now if former else None
+    held = [set(t.split()) for t in texts]
+    whose = attributes.holder(texts[now], kind)  # the user's job, not the father's
+    # of the same message only a sentence naming the value gone ("I quit the hotel job. Now
+    # I run a cooking school."), not the news said twice ("writing from Toronto, we moved")
+    older = [j for j in range(len(texts)) if kinds[j] == kind and allowed[j]
+             and (times[j] < times[now] or times[j] == times[now] and j < now and not former
+                  and fact_history.names_former(texts[j]))
+             and not (held[j] <= held[now] or held[now] <= held[j])
+             and attributes.holder(texts[j], kind) == whose]
+    if older:
+        return max(older, key=lambda j: (times[j], j))
+    return now if former else None

@@ -26,7 +26,7 @@ from ..text import stem, words
 from .answer_kinds import HOLDS, asked_kind
 from .lists import list_parts, named_number_parts, other_subject_parts
 from .names import word_vectors
-from .over_time import latest, named_in, of_its_time, units, updates
+from .over_time import before_now, latest, named_in, of_its_time, units, updates
 from .slot_features import _KIND_OF, _head, content, eligible, head_terms, met, names
 from .slot_features import FEATURES as FEATURES
 from .slot_features import Candidate as Candidate
@@ -209,6 +209,35 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
 
 
 
+PAST_BY_NOW = True  # a question on the past is answered by the value before the one now
+
+
+def _before_now(embedder: Embedder, question: str, candidates: Sequence[Candidate],
+                vecs: np.ndarray, classed: Classes, model: SlotModel,
+                chosen: tuple[int | None, int | None, float]
+                ) -> tuple[int | None, int | None, float]:
+    """(pick, offer, sure) for a question on the past, in two steps: the sentence answering
+    it for now ("What did I do?" for "What did I do before?"), then the value told before
+    that one (`over_time.before_now`), said as surely as the present one was found; the
+    one-step choice where either step finds nothing."""
+    now_question = fact_history.without_past(question)
+    if not now_question or now_question == question:
+        return chosen
+    # asked as of now, so the newest statement of a changed value is the one found
+    now_question = now_question.rstrip(" ?") + " now?"
+    qvec = np.asarray(embedder.embed([now_question]), dtype=np.float32)[0]
+    chances = model.choice(pair_features(embedder, now_question, qvec, candidates, vecs,
+                                         classed))
+    found = setting(embedder, now_question, qvec, vecs, candidates, classed)
+    pick, offered, sure = choose(chances, found, model)
+    now = pick if pick is not None else offered
+    earlier = None if now is None else before_now(now, classed[1] or [], found.texts,
+                                                   found.times, found.allowed)
+    if earlier is None:
+        return chosen
+    return (earlier, None, sure) if pick is not None else (None, earlier, sure)
+
+
 def with_asked_kind(question: str, texts: Sequence[str], candidates: Sequence[Candidate],
                     i: int | None) -> int | None:
     """The chosen sentence, or the shortest candidate holding it and the kind of answer the
@@ -240,6 +269,9 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
     order = [int(i) for i in np.argsort(-chances, kind="stable")]
     found = setting(embedder, question, vecs[0], vecs[1:], candidates, classed)
     pick, offered, sure = choose(chances, found, model, past)
+    if past and PAST_BY_NOW and classed[1] is not None:
+        pick, offered, sure = _before_now(embedder, question, candidates, vecs[1:], classed,
+                                          model, (pick, offered, sure))
     pick, offered = (with_asked_kind(question, found.texts, candidates, k)
                      for k in (pick, offered))
     likeliest = best(chances, found.allowed)

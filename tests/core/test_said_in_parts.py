@@ -158,3 +158,24 @@ def test_a_newcomer_asking_of_one_of_two_people_hears_only_of_that_one(make_engi
     assert "9" in somto and "Ebuka" not in somto, somto
     mum = say("How old is my mum?")
     assert "72" in mum, mum
+
+
+def test_a_question_on_the_past_is_answered_by_the_value_before_the_one_now():
+    from memoryos_core.answer.over_time import before_now
+    from memoryos_core.text import words
+
+    said = ["I work as crane operator on building site.", "My brother Jasur is surgeon.",
+            "My father was fisherman for forty years.",
+            "News: my back is not good anymore, so I stop the high work.",
+            "From Monday I am driving instructor in a driving school."]
+    texts = [" ".join(words(s)) for s in said]
+    kinds = ["job", "job", "job", "other", "job"]
+    times = [1.0, 2.0, 3.0, 4.0, 4.0]
+    allowed = [True] * 5
+    # the job before the driving school is the user's own, not the father's told since
+    assert before_now(4, kinds, texts, times, allowed) == 0
+    # found as the news that the old value is gone: the value it ended, of its message's kind
+    assert before_now(3, kinds, texts, times, allowed) == 0
+    # nothing of its kind told before it: none, or the news itself where it names a value gone
+    assert before_now(0, kinds, texts, times, allowed) is None
+    assert before_now(3, ["other"] * 5, texts, times, allowed) == 3
