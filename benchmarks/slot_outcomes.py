@@ -51,16 +51,17 @@ def rule_pick(emb: Any, q: Any) -> int | None:
     return max((t, s, i) for s, t, i in ok if s >= best - 0.08)[2]
 
 
-# what each outcome costs the user, "I don't remember" though it was told being 1: a wrong fact
-# said with confidence 2; a right one offered as "not sure" a quarter; what was found offered
-# as "not sure" for a question nothing told answers a half where it shares a word with it or
-# names what it asks about, else 1 (issue 44: "I don't remember" only where memory holds
-# nothing related, else say what was found; "What's my blood type?" is not answered "not sure…
-# you have a dog called Rex")
+# what each outcome costs the user: "I don't remember" though it was told 1.5 (a false thing
+# said with confidence, "you never told me", where what was found offered as "not sure", even
+# the wrong sentence, is true and says it is unsure: 1); a wrong fact said with confidence 2; a
+# right one offered as "not sure" a quarter; what was found offered as "not sure" for a question
+# nothing told answers a half where it shares a word with it or names what it asks about, else
+# 1 (issue 44: "I don't remember" only where memory holds nothing related, else say what was
+# found; "What's my blood type?" is not answered "not sure… you have a dog called Rex")
 COSTS = {"right": 0.0, "unsure": 0.5, "wrong": WRONG_COST, "hedged_right": 0.25,
          "hedged_unsure": 0.5, "hedged_wrong": 1.0, "hedged_unknown": HEDGED_UNKNOWN_COST,
          "hedged_unrelated": 1.0,
-         "declined": 1.0, "rightly_declined": 0.0}
+         "declined": 1.5, "rightly_declined": 0.0}
 
 
 def tally(outcomes: list[str]) -> dict[str, Any]:
