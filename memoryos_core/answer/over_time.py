@@ -21,13 +21,23 @@ def units(sentence: str) -> set[str]:
     return {m.group(1).lower() for m in _QUANTITY.finditer(sentence)} - _NO_UNIT
 
 
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|we|we're|we've|our|us)\b",
+                           re.IGNORECASE)
+_BEFORE_THAT = re.compile(r"\b(?:before|prior to) (?:that|then|this)\b", re.IGNORECASE)
+
+
+def _names_past(sentence: str) -> bool:
+    """A sentence that names a value gone or one held before ("before that I was a teacher")."""
+    return fact_history.names_former(sentence) or _BEFORE_THAT.search(sentence) is not None
+
+
 def of_its_time(stating: list[int], texts: Sequence[str], times: Sequence[float],
                 past: bool) -> int:
     """Of the statements of one attribute, oldest first, the one that holds now or, for the
     past, the one before it. A statement naming a value that no longer holds ("we moved out
     of Bologna", "I quit the hotel job") is the past unless a value was said before it (the one
     it replaced), and the present only where nothing said since or with it names a value."""
-    former = [j for j in stating if fact_history.names_former(texts[j])]
+    former = [j for j in stating if _names_past(texts[j])]
     current = [j for j in stating if j not in former]
     if past:
         if former:  # the value said before the news that it is gone, else the news itself
@@ -93,12 +103,15 @@ def before_now(now: int, kinds: Sequence[str], texts: Sequence[str], times: Sequ
     held = [set(t.split()) for t in texts]
     whose = attributes.holder(texts[now], kind)  # the user's job, not the father's
     # of the same message only a sentence naming the value gone ("I quit the hotel job. Now
-    # I run a cooking school."), not the news said twice ("writing from Toronto, we moved")
+    # I run a cooking school.", "… before that I was a teacher"), not the news said twice
+    # ("writing from Toronto, we moved"); the user's own only where they speak of themselves
+    # ("Tunde is a bus driver" is no job of theirs)
     older = [j for j in range(len(texts)) if kinds[j] == kind and allowed[j]
-             and (times[j] < times[now] or times[j] == times[now] and j < now and not former
-                  and fact_history.names_former(texts[j]))
+             and (times[j] < times[now] or times[j] == times[now] and not former
+                  and _names_past(texts[j]))
              and not (held[j] <= held[now] or held[now] <= held[j])
-             and attributes.holder(texts[j], kind) == whose]
+             and attributes.holder(texts[j], kind) == whose
+             and (whose != "self" or _FIRST_PERSON.search(texts[j]) is not None)]
     if older:
         return max(older, key=lambda j: (times[j], j))
     return now if former else None

@@ -179,3 +179,14 @@ def test_a_question_on_the_past_is_answered_by_the_value_before_the_one_now():
     # nothing of its kind told before it: none, or the news itself where it names a value gone
     assert before_now(0, kinds, texts, times, allowed) is None
     assert before_now(3, ["other"] * 5, texts, times, allowed) == 3
+
+
+def test_the_value_before_is_the_users_own_and_may_follow_the_news_in_one_message():
+    from memoryos_core.answer.over_time import before_now
+    from memoryos_core.text import words
+
+    said = ["Tunde is a bus driver.", "I'm a mortgage adviser there.",
+            "before that I was a teacher"]
+    texts = [" ".join(words(s)) for s in said]
+    assert before_now(1, ["job"] * 3, texts, [1.0, 2.0, 2.0], [True] * 3) == 2
+    assert before_now(1, ["job", "job", "other"], texts, [1.0, 2.0, 2.0], [True] * 3) is None
