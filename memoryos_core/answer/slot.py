@@ -215,14 +215,14 @@ PAST_BY_NOW = True  # a question on the past is answered by the value before the
 def _before_now(embedder: Embedder, question: str, candidates: Sequence[Candidate],
                 vecs: np.ndarray, classed: Classes, model: SlotModel,
                 chosen: tuple[int | None, int | None, float]
-                ) -> tuple[int | None, int | None, float]:
-    """(pick, offer, sure) for a question on the past, in two steps: the sentence answering
+                ) -> tuple[int | None, int | None, float, bool]:
+    """(pick, offer, sure, whether found so) for a question on the past, in two steps: the sentence answering
     it for now ("What did I do?" for "What did I do before?"), then the value told before
     that one (`over_time.before_now`), said as surely as the present one was found; the
     one-step choice where either step finds nothing."""
     now_question = fact_history.without_past(question)
     if not now_question or now_question == question:
-        return chosen
+        return (*chosen, False)
     # asked as of now, so the newest statement of a changed value is the one found
     now_question = now_question.rstrip(" ?") + " now?"
     qvec = np.asarray(embedder.embed([now_question]), dtype=np.float32)[0]
@@ -234,8 +234,8 @@ def _before_now(embedder: Embedder, question: str, candidates: Sequence[Candidat
     earlier = None if now is None else before_now(now, classed[1] or [], found.texts,
                                                    found.times, found.allowed)
     if earlier is None:
-        return chosen
-    return (earlier, None, sure) if pick is not None else (None, earlier, sure)
+        return (*chosen, False)
+    return (earlier, None, sure, True) if pick is not None else (None, earlier, sure, True)
 
 
 def with_asked_kind(question: str, texts: Sequence[str], candidates: Sequence[Candidate],
@@ -269,9 +269,11 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
     order = [int(i) for i in np.argsort(-chances, kind="stable")]
     found = setting(embedder, question, vecs[0], vecs[1:], candidates, classed)
     pick, offered, sure = choose(chances, found, model, past)
+    two_steps = False  # found as the value told before the one that holds now
     if past and PAST_BY_NOW and classed[1] is not None:
-        pick, offered, sure = _before_now(embedder, question, candidates, vecs[1:], classed,
-                                          model, (pick, offered, sure))
+        pick, offered, sure, two_steps = _before_now(embedder, question, candidates, vecs[1:],
+                                                     classed, model, (pick, offered, sure))
+    earlier = {pick, offered} - {None} if two_steps else set()
     pick, offered = (with_asked_kind(question, found.texts, candidates, k)
                      for k in (pick, offered))
     likeliest = best(chances, found.allowed)
@@ -281,9 +283,15 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
         return "taken" if i == pick else "offered" if i == offered else \
             "likeliest" if i == likeliest and pick is None and offered is None else "other"
 
+    def why(i: int) -> str:
+        said = _why(float(chances[i]), sure, model, role(i))
+        return f"{said}; told before the value that holds now" if i in earlier else said
+
+    # the sentence said or offered first, so "Why this answer" shows it whatever its chance
+    said_first = [i for i in (pick, offered) if i is not None]
     considered = [{"text": candidates[i].sentence, "page_id": candidates[i].page_id,
                    "fact_id": candidates[i].fact_id, "chance": round(float(chances[i]), 3),
-                   "taken": i == pick, "why": _why(float(chances[i]), sure, model, role(i))}
-                  for i in order]
+                   "taken": i == pick, "why": why(i)}
+                  for i in said_first + [i for i in order if i not in said_first]]
     return Found(None if pick is None else candidates[pick], sure if pick is not None else 0.0,
                  maybe, considered)

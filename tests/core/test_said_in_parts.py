@@ -190,3 +190,15 @@ def test_the_value_before_is_the_users_own_and_may_follow_the_news_in_one_messag
     texts = [" ".join(words(s)) for s in said]
     assert before_now(1, ["job"] * 3, texts, [1.0, 2.0, 2.0], [True] * 3) == 2
     assert before_now(1, ["job", "job", "other"], texts, [1.0, 2.0, 2.0], [True] * 3) is None
+
+
+@pytest.mark.real_model  # the router and the slot model read MiniLM's meaning
+def test_why_this_answer_shows_the_sentence_said_first(make_engine):
+    engine, model, say = _new_user_chat(make_engine)
+    say("I work as a crane operator on a building site.")
+    say("My dad drives a taxi in Tashkent.")
+    say("News: my back is bad, so from Monday I am a driving instructor.")
+    result = engine.chat("u1", "What was my job before?", model=model, maintain=False)
+    assert "crane" in result["answer"], result["answer"]
+    first = result["trace"]["answer_plan"]["considered"][0]
+    assert "crane" in first["text"] and first["why"].startswith(("answers", "offered"))
