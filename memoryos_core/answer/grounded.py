@@ -27,7 +27,7 @@ from ..memory.grounding import grounding
 from ..text import casual_restored, sentences, stem, words
 from . import asking, courtesy, names, router, saying, slot, slot_features, social_acts
 from .asking import after_request, asks, before_question
-from .lists import list_parts, named_number_parts, other_subject_parts
+from .lists import all_parts, list_parts, named_number_parts, other_subject_parts
 from .saying import reflect
 from .types import Retrieval
 
@@ -148,8 +148,7 @@ def focus(sentence: str, terms: set[str], question: str = "") -> str:
     not with the dog beside it; "How old is Somto?" with "Somto is 9", not "while Ebuka is
     5". The part naming the asked head, else the one naming the question's own words; the
     whole sentence where no single part does."""
-    parts = list(dict.fromkeys(p.rstrip(" .") + "." for p in list_parts(sentence)
-                               + other_subject_parts(sentence) + named_number_parts(sentence)))
+    parts = list(dict.fromkeys(p.rstrip(" .") + "." for p in all_parts(sentence)))
     if not parts:
         return sentence
     own = {stem(w) for w in slot_features.content(question)}

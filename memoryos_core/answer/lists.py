@@ -88,3 +88,9 @@ def named_number_parts(sentence: str) -> list[str]:
         return []
     lead = sentence[:found[0].start()]
     return [f"{lead}{m.group(0)}." for m in found]
+
+
+def all_parts(sentence: str) -> list[str]:
+    """Every part a sentence may be said back by: its list items, its clauses with a subject
+    of their own and its named numbers."""
+    return list_parts(sentence) + other_subject_parts(sentence) + named_number_parts(sentence)

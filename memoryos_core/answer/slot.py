@@ -24,7 +24,7 @@ from ..llm import Embedder
 from ..memory import attributes, fact_history
 from ..text import stem, words
 from .answer_kinds import HOLDS, asked_kind
-from .lists import list_parts, named_number_parts, other_subject_parts
+from .lists import all_parts
 from .names import word_vectors
 from .over_time import before_now, latest, named_in, of_its_time, units, updates
 from .slot_features import _KIND_OF, _head, content, eligible, head_terms, met, names
@@ -117,9 +117,7 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     texts = [" ".join(words(c.sentence)) for c in candidates]
     where = {t: j for j, t in enumerate(texts)}
     # a list's items, and clauses with a subject of their own ("Rui has an old dog")
-    items = [[where[t] for t in (" ".join(words(p)) for p in
-                                 list_parts(c.sentence) + other_subject_parts(c.sentence)
-                                 + named_number_parts(c.sentence))
+    items = [[where[t] for t in (" ".join(words(p)) for p in all_parts(c.sentence))
               if t in where] for c in candidates]
     # "my job" in "What is my job now?" is the asked attribute, no person or thing to name:
     # "I quit the hotel job" must not be the only sentence that may answer
@@ -209,9 +207,6 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
 
 
 
-PAST_BY_NOW = True  # a question on the past is answered by the value before the one now
-
-
 def _before_now(embedder: Embedder, question: str, candidates: Sequence[Candidate],
                 vecs: np.ndarray, classed: Classes, model: SlotModel,
                 chosen: tuple[int | None, int | None, float]
@@ -270,7 +265,7 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
     found = setting(embedder, question, vecs[0], vecs[1:], candidates, classed)
     pick, offered, sure = choose(chances, found, model, past)
     two_steps = False  # found as the value told before the one that holds now
-    if past and PAST_BY_NOW and classed[1] is not None:
+    if past and classed[1] is not None:
         pick, offered, sure, two_steps = _before_now(embedder, question, candidates, vecs[1:],
                                                      classed, model, (pick, offered, sure))
     earlier = {pick, offered} - {None} if two_steps else set()
