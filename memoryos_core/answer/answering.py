@@ -183,7 +183,11 @@ def fit_prompt(
     # the small model writes only small talk and general replies; memory answers memory questions
     rows = exchanges_db.short_term_rows(ctx.store, user_id) if short_rows is None else short_rows
     asked = asked or text
-    planned = grounded.plan(ctx.embedder, retrieved, asked, rows) if layout == "compact" \
+    # "What do you know about me?" reads what the user told across every tier, not the pages
+    # found by its words (which name nothing of theirs)
+    told = exchanges_db.recent_exchange_rows(ctx.store, user_id, grounded.ABOUT_ME_ROWS) \
+        if layout == "compact" and grounded.ABOUT_ME.search(asked) else rows
+    planned = grounded.plan(ctx.embedder, retrieved, asked, told) if layout == "compact" \
         else None
     with_memory = planned is None or planned.kind == "memory"
     recent = fit_recent(rows, recent_budget(ctx.config))

@@ -110,7 +110,8 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     if routed.route == "model" and not leaning:  # "general": its plain reply says so
         return Plan("general" if "?" in question else "chat", routed=view)
     if ABOUT_ME.search(question):
-        return dataclasses.replace(about_me(trace, recent), routed=view)
+        named = own_name(trace, recent, names.first_name_check(embedder))
+        return dataclasses.replace(about_me(trace, recent, named), routed=view)
     if ASKS_OWN_NAME.search(question):  # the name the user gave, as they gave it
         named = own_name(trace, recent, names.first_name_check(embedder))
         if named is not None:
@@ -187,6 +188,7 @@ ABOUT_ME = re.compile(r"\b(?:know|remember|recall|learned|learnt)\b[^.?!]*\babou
                       r"|\bwho am i\b|\bwhat have i told you\b|\btell me about myself\b",
                       re.IGNORECASE)
 ABOUT_ME_MOST = 6  # sentences said back for "What do you know about me?"
+ABOUT_ME_ROWS = 60  # the newest exchanges of any tier it reads
 # "What's my name?", "do you remember my name": the user's own name, asked by its syntax
 ASKS_OWN_NAME = re.compile(r"\bmy name\b(?!\s+(?:is|was|'s)\b)", re.IGNORECASE)
 
@@ -206,9 +208,10 @@ def own_name(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
     return None
 
 
-def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
-    """"What do you know about me?": the user's own statements the prompt holds, newest
-    first, said back; or that they have told nothing yet."""
+def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
+             named: Evidence | None = None) -> Plan:
+    """"What do you know about me?": the user's name where they gave it, then their own
+    statements, newest first, said back; or that they have told nothing yet."""
     told: list[tuple[float, str, Evidence]] = []
     seen: set[str] = set()
     for sentence, page, fact, ts, _ in _candidates(trace, recent):
@@ -221,11 +224,19 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> Plan
             continue
         seen.add(key)
         told.append((ts or 0.0, reflected.rstrip(" .!"), Evidence(sentence, page, fact, ts, 1.0, 0)))
-    if not told:
+    if not told and named is None:
         return Plan("memory", built="You haven't told me anything about yourself yet.")
     told.sort(key=lambda t: -t[0])
-    body = "; ".join(saying.opening_lowered(t[1]) for t in told[:ABOUT_ME_MOST])
-    return Plan("memory", told[0][2], built=f"Here is what you've told me: {body}.")
+    said = [saying.opening_lowered(t[1]) for t in told[:ABOUT_ME_MOST]]
+    # who they are first: the sentence said back that gives the name, else the name
+    if named is not None:
+        name = named.sentence[len("My name is "):].rstrip(".")
+        giving = [s for s in said if re.search(rf"\b{re.escape(name)}\b", s)]
+        said = giving[:1] + [s for s in said if s not in giving[:1]] if giving else [
+            saying.opening_lowered(reflect(named.sentence) or named.sentence).rstrip(" .")
+        ] + said[:ABOUT_ME_MOST - 1]
+        told = told or [(0.0, "", named)]
+    return Plan("memory", told[0][2], built=f"Here is what you've told me: {'; '.join(said)}.")
 
 
 _REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b",

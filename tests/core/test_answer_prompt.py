@@ -158,6 +158,23 @@ def test_greetings_facts_told_and_what_memory_knows_are_answered_without_the_mod
     assert len(model.calls) == 1  # only the request reached the small model
 
 
+@pytest.mark.real_model  # the router reads the question by MiniLM's meaning
+def test_what_memory_knows_reads_every_tier_and_names_the_user_first(make_engine):
+    engine = make_engine(consolidation="extractive", analysis="extractive",
+                         short_term_capacity=3)
+    model = small_model(default="Sounds good.")
+    for text in ("Hi, I'm Marguerite.", "I keep bees in my back garden.",
+                 "My brother Tomasz repairs bicycles in Gdansk.",
+                 "Can you suggest a name for a bakery?", "Tell me a fun fact about owls.",
+                 "What rhymes with orange?", "Give me a synonym for happy."):
+        engine.chat("u1", text, model=model)  # the first three leave short-term memory
+    known = engine.chat("u1", "What do you know about me?", model=model)["answer"]
+    assert known.startswith("Here is what you've told me: you're Marguerite; ")
+    assert "you keep bees in your back garden" in known
+    assert "your brother Tomasz repairs bicycles in Gdansk" in known
+    assert "?" not in known and "owls" not in known
+
+
 @pytest.mark.real_model  # the router reads "What is the capital of France?" by MiniLM's meaning
 def test_small_talk_is_the_small_models_and_it_sees_no_memory(make_engine):
     engine = make_engine(consolidation="extractive", analysis="extractive")
