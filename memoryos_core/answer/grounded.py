@@ -202,7 +202,9 @@ def own_name(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
     said += [(p.get("timestamp"), str(p.get("user") or ""), p["id"]) for p in trace.pages
              if p.get("selected")]
     for ts, text, page in sorted(said, key=lambda x: -(x[0] or 0.0)):
-        name = courtesy.known_name([text], check)
+        # "I'm Rosalind, I'm a paramedic…", "bit about me, im Declan": a clause of its own
+        name = courtesy.known_name([text] + [c for s in sentences(casual_restored(text))
+                                             for c in courtesy.clauses(s)], check)
         if name is not None:
             return Evidence(f"My name is {name}.", page, None, ts, 1.0, 0)
     return None

@@ -39,13 +39,14 @@ def list_parts(sentence: str) -> list[str]:
 
 
 # a cut before a clause with a subject of its own other than the user: a name or noun with
-# "is"/"has"/"was" ("…, and Rui has an old dog", "moose is a golden retriever and pickles is
-# 14"), or, after "and", "but" or ";", a time or place opening the user's next clause ("…, and
-# on Fridays I go bowling"; "I got the job, from next month I am shift manager" is one news)
+# "is"/"has"/"was"/"got" ("…, and Rui has an old dog", "and Osian's got a guinea pig", "moose
+# is a golden retriever and pickles is 14"), or, after "and", "but" or ";", a time or place
+# opening the user's next clause ("…, and on Fridays I go bowling"; "I got the job, from next
+# month I am shift manager" is one news)
 _OTHER_SUBJECT = re.compile(
     r"\s*(?:,?\s+(?:and|n|&|while|whereas)|,?\s+but|;|,)\s+(?=(?!(?:he|she|it|they|that|this|"
     r"there|which|who|what|i|we|you|then|now|so|also|still|just)\b)[^\W\d_][\w'-]*(?:['’]s)?"
-    r"\s+(?:is|has|was)\b)"
+    r"\s+(?:is|has|was|got|had)\b)"
     # someone's own relation with a verb of their own ("my mum is a dental nurse n my dad
     # drives road trains"); "my wife and my son" at a sentence's end is one list
     r"|\s*(?:,?\s+(?:and|n|&|while|whereas)|;)\s+(?=(?:my|our|his|her)\s+[\w'-]+\s+(?!(?:and|"
@@ -65,7 +66,9 @@ def other_subject_parts(clause: str) -> list[str]:
     for part in (p.strip(" ,;") for p in _OTHER_SUBJECT.split(clause)):
         # "Ebuka is 5 and all he wants…" names its own subject; "Luca is her son" says whose
         # only with the part before it: a pronoun in the part's first clause
-        if parts and _REFERS_BACK.search(re.split(r"\s+(?:and|n|&)\s+|,", part)[0]):
+        # (its first clause: "…because he got it at Christmas" is of the part's own subject)
+        if parts and _REFERS_BACK.search(re.split(
+                r"\s+(?:and|n|&|because|cos|cause|since|when|so)\s+|,", part)[0]):
             parts[-1] = clause[clause.index(parts[-1]):clause.index(part) + len(part)]
         elif part:
             parts.append(part)
@@ -74,20 +77,25 @@ def other_subject_parts(clause: str) -> list[str]:
 
 
 # a list of names, each with a number ("His kids are Naledi, 14, and Bongani, 8"; "Kids: Ola
-# 15, Thea 11"): each item with the sentence's opening
-_NAMED_NUMBER = re.compile(r"\b[A-Z][\w'’-]+,?\s+(?:aged\s+)?\d{1,3}\b(?!\s*(?:%|am|pm|:))")
-_BETWEEN_ITEMS = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s+n\s+|\s*&\s*)")
+# 15, Thea 11"; "Fergus who is 10 and Isla who is 6"; "Cody's 32 and a game warden in
+# Lubbock, Kaylee's 29 and teaches"): each item with the sentence's opening
+_NAMED_NUMBER = re.compile(r"\b[A-Z][\w’-]+(?:['’]s\s+|,?\s+(?:(?:who\s+is|who['’]s|is|aged|"
+                           r"turned)\s+)?)\d{1,3}\b(?!\s*(?:%|am|pm|:|[.,]\d))")
+_BEFORE_ITEM = re.compile(r"(?:,\s*(?:and\s+)?|\s+and\s+|\s+n\s+|\s*&\s*|;\s*|\s+while\s+)$")
 
 
 def named_number_parts(sentence: str) -> list[str]:
-    """A list of names with their numbers, an item each with the opening before the first;
-    [] where the sentence lists no two."""
-    found = list(_NAMED_NUMBER.finditer(sentence))
-    if len(found) < 2 or not all(_BETWEEN_ITEMS.fullmatch(sentence[a.end():b.start()])
-                                 for a, b in zip(found, found[1:], strict=False)):
+    """A list of names with their numbers, an item each (up to the next) with the opening
+    before the first; [] where the sentence lists no two."""
+    found = [m for k, m in enumerate(_NAMED_NUMBER.finditer(sentence))
+             if k == 0 or _BEFORE_ITEM.search(sentence[:m.start()])]
+    if len(found) < 2:
         return []
     lead = sentence[:found[0].start()]
-    return [f"{lead}{m.group(0)}." for m in found]
+    ends = [_BEFORE_ITEM.search(sentence[:m.start()]).start()  # type: ignore[union-attr]
+            for m in found[1:]] + [len(sentence)]
+    return [f"{lead}{sentence[m.start():end].rstrip(' .!,;')}." for m, end in zip(found, ends,
+                                                                               strict=True)]
 
 
 def all_parts(sentence: str) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..llm import Embedder
-from ..memory import attributes, fact_history
+from ..memory import attributes, fact_history, kinship
 from ..text import stem, words
 from .answer_kinds import HOLDS, asked_kind
 from .lists import all_parts
@@ -125,8 +125,10 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     allowed = [True] * len(candidates) if _head_is_asked(embedder, question, asked) \
         else eligible(terms, candidates)
     asked_words = {stem(w) for w in content(question)}
+    # a sentence on a wider relation is related ("our three kids" to "my daughter")
+    wider = {w for h in _head(question) for w in kinship.covering(h)}
     related = [any(met(w, {stem(x) for x in content(c.sentence)}) for w in asked_words)
-               or (bool(terms) and names(terms, c.sentence)) for c in candidates]
+               or (bool(terms) and names(terms | wider, c.sentence)) for c in candidates]
     times = [c.timestamp or 0.0 for c in candidates]
     return Setting(allowed, bool(terms), stating, agreed, kinds, times, texts, items, related,
                    updates([c.sentence for c in candidates],

@@ -55,6 +55,11 @@ def head_terms(question: str, candidates: Sequence[Candidate],
     candidates give it in apposition ("my husband Chidi", "our dog, Bruno", "my sister is
     called Ana"; typed in lower case, "my gf kayla", where `embedder` reads it as a first
     name), so "Chidi is a pilot" answers "What does my husband do?"."""
+    # "my husband's mother" asks of the mother-in-law, not of the husband (kinship.py), where
+    # a candidate names one; else as before, by its words ("Harriet's mum" may be she)
+    composed = kinship.composed_relations(words(question))
+    if composed and any(composed[0] in kinship.composed_in(c.sentence) for c in candidates):
+        return {composed[0]}
     head = _head(question)
     if not head:
         return set()
@@ -71,13 +76,15 @@ def met(term: str, said: set[str]) -> bool:
     """Whether a set of stems holds a term: itself, or a longer or shorter form of it
     ("physio" and "physiotherapist"; four letters at least, so "bro" is not "brown")."""
     t = stem(term)
+    if t in kinship.COMPOSED:  # "mother-in-law" is no "mother"
+        return t in said
     return t in said or (len(t) >= 4 and any(len(w) >= 4 and (w.startswith(t) or
                                                                t.startswith(w)) for w in said))
 
 
 def names(terms: set[str], sentence: str) -> bool:
     """Whether a sentence names one of the terms (`met`)."""
-    said = {stem(w) for w in words(sentence)}
+    said = {stem(w) for w in words(sentence)} | kinship.composed_in(sentence)
     return any(met(t, said) for t in terms)
 
 

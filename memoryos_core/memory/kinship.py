@@ -7,14 +7,15 @@ boyfriend": a question names a relation in another word than it was told, often 
 place "sibling" nearer "cousin" (0.65) than "brother" (0.53), and "partner" as near
 "colleague" (0.58) as "husband" (0.60); literal matching (`slot.met`) sees no tie at all.
 The table is the language's kinship terms, not a list fitted to questions: a word covers
-itself, its other spellings and informal forms, and every narrower relation.
+itself, its other spellings and informal forms, and every narrower relation. A relation of a
+relation is the one it makes ("my husband's mother" is the mother-in-law; `composed_relations`).
 """
 
 from __future__ import annotations
 
 import functools
 
-from ..text import stem
+from ..text import stem, words
 
 # each name with the words of the same relation (spellings, informal forms)
 _GROUPS = (
@@ -62,6 +63,17 @@ def kin_words(word: str) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=2048)
+def covering(word: str) -> frozenset[str]:
+    """The stems of the wider relations that cover `word`'s ("daughter" -> child, kid): a
+    sentence on "our three kids" is about the asked daughter, though not which one."""
+    names = _same(_singular(word.lower()))
+    wider = {w for w, narrower in _WIDER.items() if names & set(narrower)}
+    said = {x for w in wider for x in _same(w) | {w}} - {"half"}  # "half" only in "other half"
+    return frozenset(stem(x) for x in said) | frozenset({"children"} if "child" in wider
+                                                        else set())
+
+
+@functools.lru_cache(maxsize=2048)
 def covered(word: str) -> frozenset[str]:
     """The stems of `kin_words`, to meet the stems of a sentence's words."""
     return frozenset(stem(w) for w in kin_words(word))
@@ -97,3 +109,87 @@ def relation(word: str) -> str | None:
     if not names:
         return None
     return _FIRST.get(frozenset(names), next(iter(names)))
+
+
+# -- relations by composition: "my husband's mother" is "my mother-in-law" -----------------
+
+_SPOUSE = ("husband", "wife", "partner", "spouse", "fiance", "boyfriend", "girlfriend")
+_PARENT = ("mother", "father", "parent")
+_CHILD = ("son", "daughter", "child")
+_SIBLING = ("brother", "sister", "sibling")
+# (the first relation, the second) -> the one relation they make, as the language names it
+_COMPOSED: dict[tuple[str, str], str] = {}
+for _first, _second, _made in (
+        (_SPOUSE, ("mother",), "mother-in-law"), (_SPOUSE, ("father",), "father-in-law"),
+        (_SPOUSE, ("parent",), "parent-in-law"), (_SPOUSE, ("brother",), "brother-in-law"),
+        (_SPOUSE, ("sister",), "sister-in-law"),
+        (("sister",), ("husband", "partner"), "brother-in-law"),
+        (("brother",), ("wife", "partner"), "sister-in-law"),
+        (("daughter",), ("husband", "partner"), "son-in-law"),
+        (("son",), ("wife", "partner"), "daughter-in-law"),
+        (("father",), ("wife", "partner", "girlfriend"), "stepmother"),
+        (("mother",), ("husband", "partner", "boyfriend"), "stepfather"),
+        (("stepmother", "stepfather"), ("son",), "stepbrother"),
+        (("stepmother", "stepfather"), ("daughter",), "stepsister"),
+        (_PARENT, ("mother",), "grandmother"), (_PARENT, ("father",), "grandfather"),
+        (_CHILD, ("son",), "grandson"), (_CHILD, ("daughter",), "granddaughter"),
+        (_SIBLING, ("son",), "nephew"), (_SIBLING, ("daughter",), "niece"),
+        (_PARENT, ("brother",), "uncle"), (_PARENT, ("sister",), "aunt")):
+    _COMPOSED.update({(a, b): _made for a in _first for b in _second})
+# the one-word names of composed relations, with their other spellings
+_COMPOSED_NAMES = {"mil": "mother-in-law", "fil": "father-in-law", "sil": "sister-in-law",
+                   "bil": "brother-in-law", "dil": "daughter-in-law",
+                   "stepmom": "stepmother", "stepmum": "stepmother", "stepdad": "stepfather",
+                   "stepbro": "stepbrother", "stepsis": "stepsister"}
+_STEP = {"mother": "stepmother", "father": "stepfather", "son": "stepson",
+         "daughter": "stepdaughter", "brother": "stepbrother", "sister": "stepsister"}
+COMPOSED = frozenset(_COMPOSED.values()) | frozenset(_STEP.values()) | frozenset(
+    f"{kin}-in-law" for kin in ("mother", "father", "parent", "brother", "sister", "son",
+                                "daughter"))
+_PLAIN = frozenset(_KNOWN)  # composed relations that are also plain words ("grandmother")
+
+
+def _kin(word: str) -> str | None:
+    """The relation a word names, composed ones included ("stepmum" -> stepmother)."""
+    base = _base(word)
+    if base in _COMPOSED_NAMES or base in COMPOSED:
+        return _COMPOSED_NAMES.get(base, base)
+    return relation(base)
+
+
+def _base(word: str) -> str:
+    return word.replace("’", "'").removesuffix("'s").removesuffix("'")
+
+
+def composed_relations(said: list[str]) -> list[str]:
+    """The composed relations a text's words name, in order: "husband's mother", "mother in
+    law", "MIL" -> mother-in-law; "dads wifes son" -> stepbrother; "step mum" -> stepmother.
+    A plain relation ("my mum", "my grandma") is kinship's words, not one of these."""
+    out: list[str] = []
+    chain: str | None = None  # the relation the words so far compose
+    composed = False  # whether the chain is more than one plain relation
+    i = 0
+    while i < len(said):
+        word, step = said[i], 1
+        after = [_base(w) for w in said[i + 1: i + 3]]
+        kin = _kin(word)
+        if word == "step" and after and _kin(after[0]) in _STEP:
+            kin, step = _STEP[_kin(after[0]) or ""], 2
+        elif after == ["in", "law"] and kin:
+            kin, step = f"{kin}-in-law", 3
+        made = _COMPOSED.get((chain, kin)) if chain and kin else None
+        if made is None and chain and composed:
+            out.append(chain)  # the chain ends here
+        composed = made is not None or (kin is not None and ("-in-law" in kin or kin in COMPOSED
+                                                            and kin not in _PLAIN))
+        chain = made or kin
+        i += step
+    if chain and composed:
+        out.append(chain)
+    return list(dict.fromkeys(out))
+
+
+@functools.lru_cache(maxsize=4096)
+def composed_in(text: str) -> frozenset[str]:
+    """`composed_relations` of a text, kept per text (a sentence is weighed many times)."""
+    return frozenset(composed_relations(words(text)))

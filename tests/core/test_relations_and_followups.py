@@ -192,3 +192,37 @@ def test_what_came_before_a_named_value_and_which_of_a_group_are_answered(make_e
     say("Ben is taking flying lessons at the weekends.")
     which = say("Sorry, long day. Which of my sons is learning to fly?")
     assert "Ben" in which and "nurse" not in which, which
+
+
+def test_a_relation_of_a_relation_is_the_one_relation_it_makes():
+    from memoryos_core.text import words
+
+    def made(text: str) -> list[str]:
+        return kinship.composed_relations(words(text))
+
+    assert made("Where does my husband's mother come from?") == ["mother-in-law"]
+    assert made("my MIL") == made("my mother in law") == ["mother-in-law"]
+    assert made("whats my dads wifes name") == ["stepmother"] == made("my step mum")
+    assert made("hes my dads wifes son") == ["stepbrother"]  # the whole chain, not its start
+    assert made("our son's wife Priya") == ["daughter-in-law"]
+    assert made("my sister's son and my brother's daughter") == ["nephew", "niece"]
+    assert made("my wife's brother Ade") == ["brother-in-law"]
+    # plain relations and lists of them are kinship's words, not compositions
+    assert made("my mother and father") == made("my grandma") == made("my brother Tom") == []
+    # the mother-in-law is no mother, and "my mother" no mother-in-law
+    told = [slot.Candidate("My mother-in-law, Mama Akinyi, comes from Kisumu.", 1, None, None),
+            slot.Candidate("My mother Regina teaches history.", 2, None, None)]
+    asked = slot.head_terms("Where does my husband's mother come from?", told)
+    assert [slot.names(asked, c.sentence) for c in told] == [True, False]
+    # a sentence on a wider relation is about the asked one: "our kids" for "my daughter"
+    assert "kid" in kinship.covering("daughter") and kinship.covering("dog") == frozenset()
+
+
+@pytest.mark.real_model  # the router and the slot model read MiniLM's meaning
+def test_a_relation_asked_by_composition_is_answered_with_the_one_told(make_engine):
+    engine, model, say = _new_user_chat(make_engine)
+    say("My husband Otieno is a civil engineer and my mother-in-law Akinyi comes from Kisumu.")
+    say("My mother Wambui lives in Nyeri.")
+    say("Can you suggest a dinner for four?")
+    answer = say("Where is my husband's mother from?")
+    assert "Kisumu" in answer and "Nyeri" not in answer, answer

@@ -202,3 +202,24 @@ def test_why_this_answer_shows_the_sentence_said_first(make_engine):
     assert "crane" in result["answer"], result["answer"]
     first = result["trace"]["answer_plan"]["considered"][0]
     assert "crane" in first["text"] and first["why"].startswith(("answers", "offered"))
+
+
+def test_lists_of_people_with_their_ages_in_other_forms_are_cut_into_their_people():
+    from memoryos_core.answer.grounded import focus
+    from memoryos_core.answer.lists import named_number_parts
+
+    assert named_number_parts("I've got two kids, Fergus who is 10 and Isla who is 6.") == \
+        ["I've got two kids, Fergus who is 10.", "I've got two kids, Isla who is 6."]
+    assert named_number_parts("Our grandchildren are Liam, who is 9, and Anika, who is 6.") \
+        == ["Our grandchildren are Liam, who is 9.", "Our grandchildren are Anika, who is 6."]
+    assert named_number_parts("Cody's 32 and a game warden in Lubbock, Kaylee's 29 and "
+                              "teaches in Fort Worth.") == \
+        ["Cody's 32 and a game warden in Lubbock.", "Kaylee's 29 and teaches in Fort Worth."]
+    assert named_number_parts("We arrived on May 5 and left on June 9.") == []
+    # a clause of its own subject, though a pronoun of that subject follows
+    assert other_subject_parts("We've got two sheepdogs, Mot and Fly, and Osian's got a guinea "
+                               "pig called Sion because he got it at Christmas") == \
+        ["We've got two sheepdogs, Mot and Fly",
+         "Osian's got a guinea pig called Sion because he got it at Christmas"]
+    assert focus("I've got two kids, Fergus who is 10 and Isla who is 6.", {"fergus"},
+                 "How old is Fergus?") == "I've got two kids, Fergus who is 10."
