@@ -203,8 +203,9 @@ def own_name(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
              if p.get("selected")]
     for ts, text, page in sorted(said, key=lambda x: -(x[0] or 0.0)):
         # "I'm Rosalind, I'm a paramedic…", "bit about me, im Declan": a clause of its own
-        name = courtesy.known_name([text] + [c for s in sentences(casual_restored(text))
-                                             for c in courtesy.clauses(s)], check)
+        name = courtesy.known_name([text] + [p.strip() for s in sentences(casual_restored(text))
+                                             for c in courtesy.clauses(s) for p in c.split(",")],
+                                   check)
         if name is not None:
             return Evidence(f"My name is {name}.", page, None, ts, 1.0, 0)
     return None
