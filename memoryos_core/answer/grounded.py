@@ -234,12 +234,14 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
     # who they are first: the sentence said back that gives the name, else the name
     if named is not None:
         name = named.sentence[len("My name is "):].rstrip(".")
-        giving = [s for s in said if re.search(rf"\b{re.escape(name)}\b", s)]
-        said = giving[:1] + [s for s in said if s not in giving[:1]] if giving else [
-            saying.opening_lowered(reflect(named.sentence) or named.sentence).rstrip(" .")
-        ] + said[:ABOUT_ME_MOST - 1]
-        told = told or [(0.0, "", named)]
-    return Plan("memory", told[0][2], built=f"Here is what you've told me: {'; '.join(said)}.")
+        giving = next((s for s in said if re.search(rf"\b{re.escape(name)}\b", s)), None)
+        if giving is None:
+            said = [saying.opening_lowered(reflect(named.sentence) or named.sentence)
+                    .rstrip(" .")] + said[:ABOUT_ME_MOST - 1]
+        else:
+            said = [giving] + [s for s in said if s != giving]
+    evidence = told[0][2] if told else named
+    return Plan("memory", evidence, built=f"Here is what you've told me: {'; '.join(said)}.")
 
 
 _REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b",

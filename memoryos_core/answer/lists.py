@@ -87,15 +87,16 @@ _BEFORE_ITEM = re.compile(r"(?:,\s*(?:and\s+)?|\s+and\s+|\s+n\s+|\s*&\s*|;\s*|\s
 def named_number_parts(sentence: str) -> list[str]:
     """A list of names with their numbers, an item each (up to the next) with the opening
     before the first; [] where the sentence lists no two."""
-    found = [m for k, m in enumerate(_NAMED_NUMBER.finditer(sentence))
-             if k == 0 or _BEFORE_ITEM.search(sentence[:m.start()])]
+    # each name with its number, and where the separator before it starts (an item ends there)
+    found = [(m, sep.start() if sep else m.start()) for k, m in
+             enumerate(_NAMED_NUMBER.finditer(sentence))
+             if (sep := _BEFORE_ITEM.search(sentence[:m.start()])) or k == 0]
     if len(found) < 2:
         return []
-    lead = sentence[:found[0].start()]
-    ends = [_BEFORE_ITEM.search(sentence[:m.start()]).start()  # type: ignore[union-attr]
-            for m in found[1:]] + [len(sentence)]
-    return [f"{lead}{sentence[m.start():end].rstrip(' .!,;')}." for m, end in zip(found, ends,
-                                                                               strict=True)]
+    lead = sentence[:found[0][0].start()]
+    ends = [cut for _, cut in found[1:]] + [len(sentence)]
+    return [f"{lead}{sentence[m.start():end].rstrip(' .!,;')}." for (m, _), end in
+            zip(found, ends, strict=True)]
 
 
 def all_parts(sentence: str) -> list[str]:

@@ -57,7 +57,7 @@ def head_terms(question: str, candidates: Sequence[Candidate],
     name), so "Chidi is a pilot" answers "What does my husband do?"."""
     # "my husband's mother" asks of the mother-in-law, not of the husband (kinship.py), where
     # a candidate names one; else as before, by its words ("Harriet's mum" may be she)
-    composed = kinship.composed_relations(words(question))
+    composed = kinship.composed_in(question)
     if composed and any(composed[0] in kinship.composed_in(c.sentence) for c in candidates):
         return {composed[0]}
     head = _head(question)
@@ -84,7 +84,7 @@ def met(term: str, said: set[str]) -> bool:
 
 def names(terms: set[str], sentence: str) -> bool:
     """Whether a sentence names one of the terms (`met`)."""
-    said = {stem(w) for w in words(sentence)} | kinship.composed_in(sentence)
+    said = {stem(w) for w in words(sentence)} | set(kinship.composed_in(sentence))
     return any(met(t, said) for t in terms)
 
 

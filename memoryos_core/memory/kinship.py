@@ -86,8 +86,13 @@ _PLURALS = {"children": "child", "grandchildren": "grandchild", "wives": "wife"}
 _BY_STEM = {stem(w): w for w in sorted(_KNOWN)}  # a stem given for its word ("sibl")
 
 
+def _base(word: str) -> str:
+    """A word without its possessive ending ("mother's", "parents'" -> mother, parents)."""
+    return word.replace("’", "'").removesuffix("'s").removesuffix("'")
+
+
 def _singular(word: str) -> str:
-    word = word.replace("’", "'").removesuffix("'s").removesuffix("'")
+    word = _base(word)
     if word in _PLURALS:
         return _PLURALS[word]
     if word not in _KNOWN and word.endswith("s") and word[:-1] in _KNOWN:
@@ -157,10 +162,6 @@ def _kin(word: str) -> str | None:
     return relation(base)
 
 
-def _base(word: str) -> str:
-    return word.replace("’", "'").removesuffix("'s").removesuffix("'")
-
-
 def composed_relations(said: list[str]) -> list[str]:
     """The composed relations a text's words name, in order: "husband's mother", "mother in
     law", "MIL" -> mother-in-law; "dads wifes son" -> stepbrother; "step mum" -> stepmother.
@@ -190,6 +191,7 @@ def composed_relations(said: list[str]) -> list[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-def composed_in(text: str) -> frozenset[str]:
-    """`composed_relations` of a text, kept per text (a sentence is weighed many times)."""
-    return frozenset(composed_relations(words(text)))
+def composed_in(text: str) -> tuple[str, ...]:
+    """`composed_relations` of a text, in order, kept per text (a question and its sentences
+    are weighed many times)."""
+    return tuple(composed_relations(words(text)))
