@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from ..asides import INTERJECTION
 from ..llm import Embedder
-from ..memory.fact_history import asks_about_past
-from ..memory.grounding import grounding
+from ..memory.fact_history import asks_about_past, names_former, says_change
 from ..text import casual_restored, sentences, stem, words
-from . import asking, courtesy, names, router, saying, slot, slot_features, social_acts
-from .asking import after_request, asks, before_question
-from .lists import all_parts, list_parts, named_number_parts, other_subject_parts
+from . import asking, courtesy, memory_sentences, names, router, saying, slot, slot_features, social_acts
+from .lists import all_parts, extreme_part
 from .saying import reflect
 from .types import Retrieval
 
@@ -35,10 +33,6 @@ DONT_REMEMBER = "I don't remember you telling me that."
 NOT_SURE = "I'm not sure this answers it"
 # how an answer from memory opens: the message it answered was a question on memory
 MEMORY_ANSWERS = ("You told me", "Here is what you've told me", NOT_SURE, DONT_REMEMBER)
-CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
-REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than this is no answer
-TERSE_WORDS = 6  # a message of sentences no longer is read whole where one is a fragment
-MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
 CONSIDERED_SHOWN = 5  # candidates the trace explains
 
 _INTERJECTION = INTERJECTION
@@ -77,12 +71,14 @@ class Plan:
 
 
 def plan(embedder: Embedder, trace: Retrieval, question: str,
-         recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
+         recent: Sequence[Mapping[str, Any]] = (),
+         corrections: Callable[[], memory_sentences.Told] | None = None) -> Plan:
     """The learned router decides (router.py): small talk and facts told are answered in
     kind where a set reply fits (small talk by its learned act, social_acts.py; courtesy.py),
     else by the model; requests are the model's; a question on memory gets the memory
     sentence that answers its slot (slot.py), or what was found when none surely does, or "I
-    don't remember" when memory holds nothing near."""
+    don't remember" when memory holds nothing near. `corrections`: reads the user's messages
+    that correct a value ("it is Kuala Lumpur not Singapore"), wherever they are, when needed."""
     qvec = np.asarray(embedder.embed([question]), dtype=np.float32)[0]  # routed and weighed
     routed = router.route(embedder, question, qvec)
     view = routed.view()
@@ -121,19 +117,21 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     weighed = asking.weighed(question)
     wvec = qvec if weighed == question else \
         np.asarray(embedder.embed([weighed]), dtype=np.float32)[0]
-    candidates, vectors = told_candidates(embedder, wvec, _candidates(trace, recent),
-                                          answered_from_memory(trace, recent))
+    candidates, vectors = memory_sentences.told_candidates(
+        embedder, wvec, memory_sentences.candidates(trace, recent, corrections() if corrections
+                                                    else ()),
+        answered_from_memory(trace, recent))
     found = slot.answer(embedder, weighed, candidates, past=asks_about_past(weighed),
                         vectors=vectors)
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
     terms = slot_features.head_terms(weighed, candidates, embedder)
     if found.pick is not None:
-        c = found.pick
+        c = _as_answered(weighed, found.pick, candidates)
         evidence = Evidence(focus(c.sentence, terms, weighed), c.page_id, c.fact_id, c.timestamp,
                             round(found.chance, 4), 0)
         return Plan("memory", evidence, routed=view, considered=considered)
     if found.maybe:  # offered as "not sure": its page is shown beside the answer too
-        c = found.maybe[0]
+        c = _as_answered(weighed, found.maybe[0], candidates)
         c = slot.Candidate(focus(c.sentence, terms, weighed), c.page_id, c.fact_id, c.timestamp)
         return Plan("memory", Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp, 0.0, 0),
                     built=hedged([c]), routed=view, considered=considered)
@@ -141,6 +139,26 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         return Plan("general" if "?" in question else "chat", routed=view,
                     considered=considered)
     return Plan("memory", routed=view, considered=considered)
+
+
+def _as_answered(question: str, c: slot.Candidate, candidates: Sequence[slot.Candidate]
+                 ) -> slot.Candidate:
+    """The found sentence as it answers: "How old's my youngest?" by a list of ages, its
+    youngest item (lists.extreme_part); a question on now by a part naming the value before
+    ("I used to drive a Corolla"), the whole sentence that names the change ("…but I sold
+    it, now I am using a Lexus"); else the found one."""
+    mine = [o for o in candidates if o.page_id == c.page_id and o != c]
+    for whole in [c] + mine:
+        part = extreme_part(question, whole.sentence)
+        if part is not None and c.sentence.rstrip(" .") in whole.sentence:
+            return slot.Candidate(part, c.page_id, c.fact_id, c.timestamp)
+    if names_former(c.sentence) and not asks_about_past(question):
+        clause = c.sentence.rstrip(" .!")
+        changed = [o for o in mine if clause in o.sentence and says_change(
+            o.sentence.replace(clause, ""))]
+        if changed:
+            return min(changed, key=lambda o: len(o.sentence))
+    return c
 
 
 def focus(sentence: str, terms: set[str], question: str = "") -> str:
@@ -217,7 +235,7 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
     statements, newest first, said back; or that they have told nothing yet."""
     told: list[tuple[float, str, Evidence]] = []
     seen: set[str] = set()
-    for sentence, page, fact, ts, _ in _candidates(trace, recent):
+    for sentence, page, fact, ts, _ in memory_sentences.candidates(trace, recent):
         plain = _INTERJECTION.sub("", sentence).strip() or sentence
         reflected = reflect(plain)
         if reflected is None or (fact is None and not courtesy.tells_a_fact(plain)):
@@ -244,42 +262,6 @@ def about_me(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
     return Plan("memory", evidence, built=f"Here is what you've told me: {'; '.join(said)}.")
 
 
-_REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b",
-                          re.IGNORECASE)
-
-
-class Said(NamedTuple):
-    """A sentence of memory that may answer; `aside`: a statement cut from before a question."""
-
-    sentence: str
-    page_id: int | None
-    fact_id: int | None
-    timestamp: float | None
-    aside: bool = False
-
-
-def told_candidates(embedder: Embedder, qvec: np.ndarray, found: Sequence[Said],
-                    asked: Collection[int] = ()) -> tuple[list[slot.Candidate], np.ndarray]:
-    """The candidates that tell something, with the vectors of the question (`qvec`) and of
-    them: no part of a message the chat answered from memory (`asked`: their page ids; "n
-    wat job i had before that" is not what the user told), nor a question on memory typed
-    without its question mark ("my son name what ah"), by the router that read it as one
-    when it was asked; a statement cut from before a question counts where it reads
-    likeliest as told ("we have a dog, Chispa", not the heading "Train vs car vs e-bike")."""
-    kept = [c for c in found if c.page_id not in asked]
-    said = [slot.Candidate(*c[:4]) for c in kept]
-    texts = [c.sentence for c in said]
-    vecs = np.asarray(embedder.embed(texts), dtype=np.float32) if texts else \
-        np.zeros((0, len(qvec)), dtype=np.float32)
-    keep = [i for i, r in enumerate(router.routes(embedder, texts, vecs)) if r.route != "memory"
-            and (not kept[i].aside or max(r.probabilities, key=r.probabilities.__getitem__)
-                 == "told")
-            # a sentence likelier a request than all else asks, it tells nothing ("Suggest a
-            # menu that avoids groundnuts" took the chance of "I'm allergic to groundnuts")
-            and r.probabilities.get("model", 0.0) <= REQUEST_SHARE]
-    return [said[i] for i in keep], np.vstack([qvec[None, :], vecs[keep]])
-
-
 def answered_from_memory(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()
                          ) -> set[int]:
     """The pages and recent exchanges whose message the chat read as a question on memory:
@@ -288,77 +270,6 @@ def answered_from_memory(trace: Retrieval, recent: Sequence[Mapping[str, Any]] =
                if p.get("selected")]
     replies += [(int(r["id"]), str(r.get("assistant_text") or "")) for r in recent]
     return {pid for pid, reply in replies if reply.startswith(MEMORY_ANSWERS)}
-
-
-def _candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> list[Said]:
-    """(sentence, page id, fact id, time) of the prompt's facts, its pages and its recent
-    exchanges (the user's side: "My name is Priya" said three turns ago answers "What's my
-    name?"); a page sentence that states a replaced fact is left out unless the question is on
-    the past, and a question is never an answer."""
-    past = asks_about_past(trace.query)
-    replaced = [] if past else [f for f in trace.facts.get("superseded_left_out", [])]
-    out: list[Said] = []  # fact ids are > 0
-    for kind in ("user", "assistant"):
-        for f in trace.facts[kind]:
-            if f.get("in_prompt") and (past or not f.get("superseded")):
-                out.append(Said(f["text"], None, f["id"], f.get("valid_from")))
-    # the best-ranked pages: a continuation shown after its page (the next exchange, often
-    # small talk or another question) does not push a page that matches out of the six
-    pages = [(p["id"], p.get("user", ""), p.get("timestamp")) for p in trace.pages
-             if p.get("selected") and p.get("continues") is None][:CANDIDATE_PAGES]
-    pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
-    for page_id, text, ts in pages:
-        typed = sentences(casual_restored(text))  # "im leilani, i teach…" splits as in full
-        said = [s for s in typed if len(s.split()) >= 3]  # shorter ones: with_fragments
-        for k, s in enumerate(said):
-            if "?" in s and not asks(s) and len(s) <= MAX_SENTENCE_CHARS:
-                out += [Said(c, page_id, None, ts, aside=True) for c in before_question(s)]
-            elif asks(s) and len(s) <= MAX_SENTENCE_CHARS:
-                out += [Said(c, page_id, None, ts, aside=True) for c in after_request(s)]
-            if "?" in s or asks(s) or len(s) > MAX_SENTENCE_CHARS:
-                continue
-            if k and _REFERS_BACK.match(s) and not asks(said[k - 1]):
-                # "He was a watchmaker." says whose job only with the sentence before it
-                # ("I have a companion, Walter."): both, as one candidate, beside it
-                out.append(Said(f"{said[k - 1]} {s}", page_id, None, ts))
-            if any(page_id in f["sources"] and grounding(f["text"], s) >= 0.6
-                   for f in replaced):
-                continue
-            # "My name is Dana and I work as a nurse": each half answers its own question
-            # (cosine to "What's my name?" 0.35 whole, 0.53 for its half, MiniLM)
-            parts = courtesy.clauses(s)
-            # a list's items apart too: "What animal is Shelly?" by "We have a tortoise
-            # called Shelly", not by the sentence that names the dog first
-            parts += [item for c in parts for item in list_parts(c) + named_number_parts(c)
-                      if item not in parts]
-            # and a clause with a subject of its own: "Which day is my blood test?" by "I
-            # have my blood tests every second Tuesday", not with the bowls club on Fridays
-            parts += [item for c in parts for item in other_subject_parts(c) if item not in parts]
-            out += [Said(c, page_id, None, ts) for c in parts if len(c.split()) >= 3]
-            if len(parts) > 1:
-                out.append(Said(s, page_id, None, ts))
-        out += [Said(c, page_id, None, ts) for c in with_fragments(typed)]
-    return out
-
-
-def with_fragments(said: Sequence[str]) -> list[str]:
-    """A message's fragments of one or two words that tell something ("Dog: Bamse. Norwegian
-    elkhound. 7 years.", "Moved. Stavanger now."), too short to answer alone, read with the
-    sentences around them: the whole message where all of it is typed so, else each with the
-    next (or, last, the one before)."""
-    short = [k for k, s in enumerate(said) if len(s.split()) < 3 and not _nothing_told(s)]
-    if not short or len(said) < 2:
-        return []
-    if all(len(s.split()) <= TERSE_WORDS for s in said):
-        return [" ".join(said)] if not any("?" in s or asks(s) for s in said) else []
-    pairs = [(k, k + 1) if k + 1 < len(said) else (k - 1, k) for k in short]
-    return [f"{said[a]} {said[b]}" for a, b in dict.fromkeys(pairs)
-            if not any("?" in said[j] or asks(said[j]) for j in (a, b))]
-
-
-def _nothing_told(sentence: str) -> bool:
-    """Small talk alone ("ok.", "Thanks!") or no word of meaning: no fragment of a fact."""
-    return courtesy.says_nothing(sentence) or not slot_features.content(sentence)
 
 
 def said_back(evidence: Evidence) -> str:

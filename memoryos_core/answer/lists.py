@@ -80,8 +80,10 @@ def other_subject_parts(clause: str) -> list[str]:
 # 15, Thea 11"; "Fergus who is 10 and Isla who is 6"; "Cody's 32 and a game warden in
 # Lubbock, Kaylee's 29 and teaches"): each item with the sentence's opening
 _NAMED_NUMBER = re.compile(r"\b[A-Z][\w’-]+(?:['’]s\s+|,?\s+(?:(?:who\s+is|who['’]s|is|aged|"
-                           r"turned)\s+)?)\d{1,3}\b(?!\s*(?:%|am|pm|:|[.,]\d))")
-_BEFORE_ITEM = re.compile(r"(?:,\s*(?:and\s+)?|\s+and\s+|\s+n\s+|\s*&\s*|;\s*|\s+while\s+)$")
+                           r"turned)\s+(?:just|only|now|nearly|almost|about)?\s*)?)\d{1,3}\b"
+                           r"(?!\s*(?:%|am|pm|:|[.,]\d))")
+_BEFORE_ITEM = re.compile(r"(?:,\s*(?:and\s+)?|\s+and\s+|\s+n\s+|\s*&\s*|;\s*|\s+while\s+)"
+                          r"(?:(?:little|baby|young|wee|big|our|my)\s+)?$")  # "and little Ida"
 
 
 def named_number_parts(sentence: str) -> list[str]:
@@ -103,3 +105,27 @@ def all_parts(sentence: str) -> list[str]:
     """Every part a sentence may be said back by: its list items, its clauses with a subject
     of their own and its named numbers."""
     return list_parts(sentence) + other_subject_parts(sentence) + named_number_parts(sentence)
+
+
+# "my youngest", "our first born", "the eldest of Karen's lot": the one of a list of ages
+_EXTREME = re.compile(r"\b(?:(?P<young>youngest|last[- ]?born|little one)|eldest|oldest|"
+                      r"first[- ]?born|big one)\b", re.IGNORECASE)
+_MONTHS_OLD = re.compile(r"^\s*(?:months?|mos?|weeks?)\b", re.IGNORECASE)
+
+
+def extreme_part(question: str, sentence: str) -> str | None:
+    """The item of a list of named ages ("Kids are Brodie 19, Tahlia 16 and Jack who's 12")
+    that a question on the youngest or eldest asks for; None where it asks neither or the
+    sentence lists no two ages."""
+    asked = _EXTREME.search(question)
+    parts = named_number_parts(sentence) if asked else []
+    if len(parts) < 2:
+        return None
+
+    def age(part: str) -> float:
+        found = list(_NAMED_NUMBER.finditer(part))[-1]
+        number = float(re.findall(r"\d+", found.group())[-1])
+        return number / 12 if _MONTHS_OLD.match(part[found.end():]) else number
+    ages = [age(p) for p in parts]
+    pick = min if asked is not None and asked.group("young") else max
+    return parts[ages.index(pick(ages))]

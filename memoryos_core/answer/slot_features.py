@@ -7,7 +7,8 @@ attribute, how new it is where the question is on the present or the past.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,18 +59,36 @@ def head_terms(question: str, candidates: Sequence[Candidate],
     # "my husband's mother" asks of the mother-in-law, not of the husband (kinship.py), where
     # a candidate names one; else as before, by its words ("Harriet's mum" may be she)
     composed = kinship.composed_in(question)
+    told = [c.sentence for c in candidates]
     if composed and any(composed[0] in kinship.composed_in(c.sentence) for c in candidates):
         return {composed[0]}
+    is_name = None if embedder is None else lambda w: bool(name_like(
+        embedder, word_vectors(embedder, [w])[w][None])[0])
+    # told by the name of the first relation: "Folake's brother Segun" with "my wife Folake"
+    by_name = _named_by_way(composed[0], told, is_name) if composed else set()
+    if by_name:
+        return by_name
     head = _head(question)
     if not head:
         return set()
-    told = [c.sentence for c in candidates]
     # a relation is named by any word of it or of a narrower one ("my sibling" by "my
     # brother Kenta", kinship.py)
     return {stem(head[0])} | kinship.covered(head[0]) | {
-        stem(n) for n in given_names((head[0], *kinship.kin_words(head[0])), told, None if
-                                     embedder is None else lambda w: bool(name_like(
-                                         embedder, word_vectors(embedder, [w])[w][None])[0]))}
+        stem(n) for n in given_names((head[0], *kinship.kin_words(head[0])), told, is_name)}
+
+
+def _named_by_way(made: str, told: Sequence[str],
+                  is_name: Callable[[str], bool] | None = None) -> set[str]:
+    """The stems of the names of a composed relative told by way of a named relative ("my
+    brother-in-law": "Folake's brother Segun" where "my wife Folake" was told)."""
+    out: set[str] = set()
+    for first, second in kinship.ways(made):
+        seconds = "|".join(kinship.kin_words(second))
+        for name in given_names((first, *kinship.kin_words(first)), told, is_name):
+            way = re.compile(rf"\b(?i:{re.escape(name)})(?:['’]s)?\s+(?i:{seconds}),?\s+"
+                             r"(?P<name>[A-Z][\w'-]*)")
+            out |= {stem(m.group("name").lower()) for t in told for m in way.finditer(t)}
+    return out
 
 
 def met(term: str, said: set[str]) -> bool:

@@ -34,7 +34,7 @@ _GROUPS = (
     "son lad",
     "grandchild grandkid",
     "parent parents",
-    "partner half",  # "my other half"
+    "partner half fella",  # "my other half", "her fella Kevin"
 )
 _SAME: tuple[frozenset[str], ...] = tuple(frozenset(group.split()) for group in _GROUPS)
 _FIRST = {frozenset(group.split()): group.split()[0] for group in _GROUPS}
@@ -154,6 +154,12 @@ COMPOSED = frozenset(_COMPOSED.values()) | frozenset(_STEP.values()) | frozenset
 _PLAIN = frozenset(_KNOWN)  # composed relations that are also plain words ("grandmother")
 
 
+def ways(made: str) -> list[tuple[str, str]]:
+    """The relations of a relation that make a composed one ("brother-in-law" -> the
+    husband's brother, the wife's brother, the sister's husband…)."""
+    return [pair for pair, to in _COMPOSED.items() if to == made]
+
+
 def _kin(word: str) -> str | None:
     """The relation a word names, composed ones included ("stepmum" -> stepmother)."""
     base = _base(word)
@@ -162,13 +168,28 @@ def _kin(word: str) -> str | None:
     return relation(base)
 
 
+# whom "her" and "his" may stand for: the relations of each sex ("their" any of them)
+_FEMALE = frozenset({"mother", "sister", "wife", "girlfriend", "daughter", "grandmother",
+                     "stepmother", "aunt", "niece", "granddaughter", "stepsister",
+                     "mother-in-law", "sister-in-law", "daughter-in-law", "fiancee"})
+_MALE = frozenset({"father", "brother", "husband", "boyfriend", "son", "grandfather",
+                   "stepfather", "uncle", "nephew", "grandson", "stepbrother", "father-in-law",
+                   "brother-in-law", "son-in-law", "fiance"})
+_PRONOUN_OF = {"her": _FEMALE, "his": _MALE, "their": _FEMALE | _MALE | {
+    "partner", "child", "parent", "sibling", "spouse"}}
+PRONOUN_REACH = 12  # words back that "her husband" looks for whose husband ("our daughter
+# Aoife lives in Cork, her husband Conor…"): a sentence, or two said as one candidate
+
+
 def composed_relations(said: list[str]) -> list[str]:
     """The composed relations a text's words name, in order: "husband's mother", "mother in
-    law", "MIL" -> mother-in-law; "dads wifes son" -> stepbrother; "step mum" -> stepmother.
+    law", "MIL" -> mother-in-law; "dads wifes son" -> stepbrother; "step mum" -> stepmother;
+    "our daughter Aoife … her husband" -> son-in-law (the nearest relation "her" may mean).
     A plain relation ("my mum", "my grandma") is kinship's words, not one of these."""
     out: list[str] = []
     chain: str | None = None  # the relation the words so far compose
     composed = False  # whether the chain is more than one plain relation
+    named: list[tuple[int, str]] = []  # (place, relation) of each relation named so far
     i = 0
     while i < len(said):
         word, step = said[i], 1
@@ -178,6 +199,15 @@ def composed_relations(said: list[str]) -> list[str]:
             kin, step = _STEP[_kin(after[0]) or ""], 2
         elif after == ["in", "law"] and kin:
             kin, step = f"{kin}-in-law", 3
+        elif word in _PRONOUN_OF and after and _kin(after[0]) and not chain:
+            # "her husband" after "our daughter": the daughter's husband
+            meant = [r for at, r in named if r in _PRONOUN_OF[word] and i - at <= PRONOUN_REACH]
+            if meant:
+                chain, composed = meant[-1], False
+                i += 1
+                continue
+        if kin:
+            named.append((i, kin))
         made = _COMPOSED.get((chain, kin)) if chain and kin else None
         if made is None and chain and composed:
             out.append(chain)  # the chain ends here

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryos_core.answer import courtesy, grounded
+from memoryos_core.answer import asking, courtesy, grounded
 from memoryos_core.memory.analysis import is_statement
 from memoryos_core.text import casual_restored
 from tests.core.test_routing import _new_user_chat
@@ -55,15 +55,15 @@ def test_two_clauses_joined_by_a_comma_are_told_apart_and_a_phrase_is_not():
 
 
 def test_the_statement_before_a_question_is_a_fact_told():
-    assert grounded.before_question(
+    assert asking.before_question(
         "we have two cats, mochi and poi 🐱 any tips for keeping them off the counter?") == \
         ["we have two cats, mochi and poi"]
-    assert grounded.before_question("we already have a dog, Chispa, how do we introduce "
+    assert asking.before_question("we already have a dog, Chispa, how do we introduce "
                                     "them?") == ["we already have a dog, Chispa"]
-    assert grounded.before_question("I moved to York last week - any good pubs?") == \
+    assert asking.before_question("I moved to York last week - any good pubs?") == \
         ["I moved to York last week"]
-    assert grounded.before_question("Can you help, I am stuck?") == []  # it asks first
-    assert grounded.before_question("Any tips for a first marathon?") == []
+    assert asking.before_question("Can you help, I am stuck?") == []  # it asks first
+    assert asking.before_question("Any tips for a first marathon?") == []
 
 
 def test_the_statement_after_a_request_is_a_fact_told():

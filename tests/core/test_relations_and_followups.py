@@ -60,7 +60,7 @@ def test_a_follow_up_naming_nothing_is_read_with_the_memory_question_before_it()
 
 
 def test_which_of_a_group_is_weighed_as_who_and_before_what_names_the_new_value():
-    from memoryos_core.answer import asking, grounded
+    from memoryos_core.answer import asking
     from memoryos_core.memory import fact_history
 
     assert asking.as_who("Which of my children looks after animals for a living?") == \
@@ -80,8 +80,8 @@ def test_which_of_a_group_is_weighed_as_who_and_before_what_names_the_new_value(
     assert fact_history.asks_about_past("where was i working b4 the move")
     assert fact_history.past_reference("And where was he before?") == ""
     # a question typed as on a phone after "n" asks: it is no candidate answer
-    assert grounded.asks("n who looks after the dog when im away")
-    assert not grounded.asks("n then we went to the beach")
+    assert asking.asks("n who looks after the dog when im away")
+    assert not asking.asks("n then we went to the beach")
 
 
 def test_a_follow_up_naming_its_person_by_a_pronoun_asks_about_the_person_before():
@@ -207,6 +207,11 @@ def test_a_relation_of_a_relation_is_the_one_relation_it_makes():
     assert made("our son's wife Priya") == ["daughter-in-law"]
     assert made("my sister's son and my brother's daughter") == ["nephew", "niece"]
     assert made("my wife's brother Ade") == ["brother-in-law"]
+    # a relation told by pronoun: whose husband "her husband" is, the nearest one she may be
+    assert made("Our daughter Aoife lives in Cork, her husband Conor is a guard.") == [
+        "son-in-law"] == made("my daughter Niamh and her husband")
+    assert made("my brother Tom and his wife Liz") == ["sister-in-law"]
+    assert made("my son and her husband") == made("I met her husband") == []
     # plain relations and lists of them are kinship's words, not compositions
     assert made("my mother and father") == made("my grandma") == made("my brother Tom") == []
     # the mother-in-law is no mother, and "my mother" no mother-in-law

@@ -72,18 +72,18 @@ def test_told_facts_are_said_back_and_asked_slots_answered_by_the_right_sentence
 
 
 def test_a_list_is_said_back_by_its_item_and_a_pronoun_with_the_sentence_before_it():
-    from memoryos_core.answer import grounded
+    from memoryos_core.answer import lists
 
-    assert grounded.list_parts("We have a German shepherd, Rocky, and a tortoise called "
+    assert lists.list_parts("We have a German shepherd, Rocky, and a tortoise called "
                                "Shelly that is older than our marriage.") == \
         ["We have a German shepherd, Rocky.",
          "We have a tortoise called Shelly that is older than our marriage."]
-    assert grounded.list_parts("And in the house we have a dog, Pipoca, and a cat called "
+    assert lists.list_parts("And in the house we have a dog, Pipoca, and a cat called "
                                "Farofa.")[1] == "And in the house we have a cat called Farofa."
-    assert grounded.list_parts("My son Matthias has a farm, and my daughter Ulrike is a "
+    assert lists.list_parts("My son Matthias has a farm, and my daughter Ulrike is a "
                                "judge.") == ["My son Matthias has a farm.",
                                              "my daughter Ulrike is a judge."]
-    assert grounded.list_parts("I went for a long walk by the river.") == []
+    assert lists.list_parts("I went for a long walk by the river.") == []
 
 
 @pytest.mark.real_model

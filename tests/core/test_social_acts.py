@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memoryos_core.answer import social_acts
-from memoryos_core.answer.grounded import with_fragments
+from memoryos_core.answer.memory_sentences import with_fragments
 from memoryos_core.answer.over_time import units
 from memoryos_core.text import sentences
 from tests.core.test_answer_prompt import small_model
