@@ -32,7 +32,6 @@ COMPACT_PAGES = 4  # pages at most in a compact prompt
 COMPACT_USER_TOKENS = 60  # one side of a memory line in a compact prompt
 COMPACT_ASSISTANT_TOKENS = 30
 COMPACT_RECENT = 3  # recent exchanges shown to the small model
-CORRECTING_ROWS = 200  # the newest messages read for corrections of a value (repairs.py)
 COMPACT_RECENT_USER_TOKENS = 40
 COMPACT_RECENT_REPLY_TOKENS = 8  # its own earlier replies: a few words, never a whole reply
 SMALL_CHAT_SYSTEM = "You are a friendly, helpful assistant. Reply in one or two short sentences."
@@ -188,13 +187,8 @@ def fit_prompt(
     # found by its words (which name nothing of theirs)
     told = exchanges_db.recent_exchange_rows(ctx.store, user_id, grounded.ABOUT_ME_ROWS) \
         if layout == "compact" and grounded.ABOUT_ME.search(asked) else rows
-    # a value corrected in a message the question's words do not find ("it is Kuala Lumpur
-    # not Singapore"), read only when memory answers
-    def corrections() -> list[tuple[float | None, str]]:
-        return [(r["ts"], str(r["user_text"] or "")) for r in exchanges_db.correcting_rows(
-            ctx.store, user_id, CORRECTING_ROWS)]
-    planned = grounded.plan(ctx.embedder, retrieved, asked, told, corrections) \
-        if layout == "compact" else None
+    planned = grounded.plan(ctx.embedder, retrieved, asked, told) if layout == "compact" \
+        else None
     with_memory = planned is None or planned.kind == "memory"
     recent = fit_recent(rows, recent_budget(ctx.config))
     window = llm.context_window - ctx.config.answer_max_tokens - 64

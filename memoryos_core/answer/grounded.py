@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,14 +71,12 @@ class Plan:
 
 
 def plan(embedder: Embedder, trace: Retrieval, question: str,
-         recent: Sequence[Mapping[str, Any]] = (),
-         corrections: Callable[[], memory_sentences.Told] | None = None) -> Plan:
+         recent: Sequence[Mapping[str, Any]] = ()) -> Plan:
     """The learned router decides (router.py): small talk and facts told are answered in
     kind where a set reply fits (small talk by its learned act, social_acts.py; courtesy.py),
     else by the model; requests are the model's; a question on memory gets the memory
     sentence that answers its slot (slot.py), or what was found when none surely does, or "I
-    don't remember" when memory holds nothing near. `corrections`: reads the user's messages
-    that correct a value ("it is Kuala Lumpur not Singapore"), wherever they are, when needed."""
+    don't remember" when memory holds nothing near."""
     qvec = np.asarray(embedder.embed([question]), dtype=np.float32)[0]  # routed and weighed
     routed = router.route(embedder, question, qvec)
     view = routed.view()
@@ -118,8 +116,7 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     wvec = qvec if weighed == question else \
         np.asarray(embedder.embed([weighed]), dtype=np.float32)[0]
     candidates, vectors = memory_sentences.told_candidates(
-        embedder, wvec, memory_sentences.candidates(trace, recent, corrections() if corrections
-                                                    else ()),
+        embedder, wvec, memory_sentences.candidates(trace, recent),
         answered_from_memory(trace, recent))
     found = slot.answer(embedder, weighed, candidates, past=asks_about_past(weighed),
                         vectors=vectors)

@@ -26,7 +26,6 @@ CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
 REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than this is no answer
 TERSE_WORDS = 6  # a message of sentences no longer is read whole where one is a fragment
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
-Told = Sequence[tuple[float | None, str]]  # (time, text) of messages the user sent
 
 _REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b",
                           re.IGNORECASE)
@@ -64,8 +63,7 @@ def told_candidates(embedder: Embedder, qvec: np.ndarray, found: Sequence[Said],
     return [said[i] for i in keep], np.vstack([qvec[None, :], vecs[keep]])
 
 
-def candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
-               corrections: Told = ()) -> list[Said]:
+def candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> list[Said]:
     """(sentence, page id, fact id, time) of the prompt's facts, its pages and its recent
     exchanges (the user's side: "My name is Priya" said three turns ago answers "What's my
     name?"); a page sentence that states a replaced fact is left out unless the question is on
@@ -79,8 +77,7 @@ def candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = (),
              if p.get("selected") and p.get("continues") is None][:CANDIDATE_PAGES]
     pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
     # each read as corrected, in itself and by the corrections told after it (repairs.py)
-    fixed = repairs.as_corrected([(ts, casual_restored(text)) for _, text, ts in pages] +
-                                 [(ts, casual_restored(text)) for ts, text in corrections])
+    fixed = repairs.as_corrected([(ts, casual_restored(text)) for _, text, ts in pages])
     for kind in ("user", "assistant"):
         for f in trace.facts[kind]:
             if f.get("in_prompt") and (past or not f.get("superseded")):

@@ -157,16 +157,6 @@ def recent_exchange_rows(store: BaseStore, user_id: str, limit: int) -> Rows:
     return rows
 
 
-def correcting_rows(store: BaseStore, user_id: str, limit: int) -> Rows:
-    """The user's newest messages that may correct a value ("Kuala Lumpur not Singapore",
-    "Isla's 7 no 6"), newest first: (ts, user_text) of those holding " not " or " no "."""
-    rows: Rows = store.query(
-        "SELECT ts, user_text FROM exchanges WHERE user_id = ? AND (LOWER(user_text) LIKE "
-        "'% not %' OR LOWER(user_text) LIKE '% no %') ORDER BY ts DESC, id DESC LIMIT ?",
-        (user_id, limit))
-    return rows
-
-
 def content_keys(store: BaseStore, user_id: str) -> set[str]:
     """Content keys of every exchange of the user (to skip re-imports)."""
     return {r["content_key"] for r in store.query(
