@@ -22,6 +22,7 @@ import numpy as np
 
 from ..asides import INTERJECTION
 from ..llm import Embedder
+from ..memory import kinship
 from ..memory.fact_history import asks_about_past, names_former, says_change
 from ..text import casual_restored, sentences, stem, words
 from . import asking, courtesy, memory_sentences, names, router, saying, slot, slot_features, social_acts
@@ -163,7 +164,13 @@ def focus(sentence: str, terms: set[str], question: str = "") -> str:
     the sentence's opening: "What's my cat called?" is answered "I have a cat called Kiki",
     not with the dog beside it; "How old is Somto?" with "Somto is 9", not "while Ebuka is
     5". The part naming the asked head, else the one naming the question's own words; the
-    whole sentence where no single part does."""
+    whole sentence where no single part does; a relative told by pronoun ("Our daughter
+    Siobhán…, and her fella Kevin is a firefighter") from there on, whose said ("Siobhán's
+    fella Kevin is a firefighter.")."""
+    for at, made, name in kinship.by_pronoun(sentence):
+        if made in terms:
+            said = re.split(r"(?<=[.!?])\s", sentence[at:])[0].split(maxsplit=1)[1:]
+            return f"{name}'s {said[0]}".rstrip(" .") + "." if said else sentence
     parts = list(dict.fromkeys(p.rstrip(" .") + "." for p in all_parts(sentence)))
     if not parts:
         return sentence

@@ -14,6 +14,7 @@ relation is the one it makes ("my husband's mother" is the mother-in-law; `compo
 from __future__ import annotations
 
 import functools
+import re
 
 from ..text import stem, words
 
@@ -177,7 +178,7 @@ _MALE = frozenset({"father", "brother", "husband", "boyfriend", "son", "grandfat
                    "brother-in-law", "son-in-law", "fiance"})
 _PRONOUN_OF = {"her": _FEMALE, "his": _MALE, "their": _FEMALE | _MALE | {
     "partner", "child", "parent", "sibling", "spouse"}}
-PRONOUN_REACH = 12  # words back that "her husband" looks for whose husband ("our daughter
+PRONOUN_REACH = 20  # words back that "her husband" looks for whose husband ("our daughter
 # Aoife lives in Cork, her husband Conor…"): a sentence, or two said as one candidate
 
 
@@ -225,3 +226,27 @@ def composed_in(text: str) -> tuple[str, ...]:
     """`composed_relations` of a text, in order, kept per text (a question and its sentences
     are weighed many times)."""
     return tuple(composed_relations(words(text)))
+
+
+_OWNED_BY_PRONOUN = re.compile(r"\b(her|his|their)\s+([\w'’-]+)", re.IGNORECASE)
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def by_pronoun(text: str) -> list[tuple[int, str, str]]:
+    """Each relation told by pronoun that makes a composed one, with whose it is where a name
+    follows that relative ("Our daughter Siobhán …, and her fella Kevin is…" -> (where "her"
+    starts, "son-in-law", "Siobhán")); only where "her"/"his" may mean that relative."""
+    out = []
+    for m in _OWNED_BY_PRONOUN.finditer(text):
+        second = _kin(m.group(2))
+        before = list(_WORD.finditer(text, 0, m.start()))[-PRONOUN_REACH:]
+        meant = [(k, r) for k, w in enumerate(before) if (r := _kin(w.group())) is not None
+                 and r in _PRONOUN_OF[m.group(1).lower()]]
+        if second is None or not meant:
+            continue
+        k, first = meant[-1]
+        made = _COMPOSED.get((first, second))
+        name = next((w.group() for w in before[k + 1:k + 2] if w.group()[:1].isupper()), None)
+        if made is not None and name is not None:
+            out.append((m.start(), made, name))
+    return out

@@ -77,3 +77,14 @@ def test_corrected_values_and_values_now_are_said_back_as_they_stand(make_engine
     assert "4" in youngest and "13" not in youngest and "9" not in youngest, youngest
     commute = say("How do I get to the office these days?")
     assert "tram" in commute, commute
+
+
+def test_a_relative_told_by_pronoun_is_said_back_with_whose():
+    from memoryos_core.answer.grounded import focus
+    from memoryos_core.memory import kinship
+
+    said = "My son Pieter lives in Delft, he's a nurse, and his wife Anouk runs a bakery there."
+    assert kinship.by_pronoun(said) == [(said.index("his wife"), "daughter-in-law", "Pieter")]
+    assert focus(said, {"daughter-in-law"}) == "Pieter's wife Anouk runs a bakery there."
+    # "her" is no son of the user's: nothing composed, the sentence as told
+    assert kinship.by_pronoun("My son Pieter and her husband Bas came.") == []
