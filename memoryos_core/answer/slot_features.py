@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..llm import Embedder
-from ..memory import attributes, fact_history, fact_kinds, kinship
+from ..memory import animal_kinds, attributes, fact_history, fact_kinds, kinship
 from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
 from .aliases import given_names
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
@@ -72,9 +72,10 @@ def head_terms(question: str, candidates: Sequence[Candidate],
     if not head:
         return set()
     # a relation is named by any word of it or of a narrower one ("my sibling" by "my
-    # brother Kenta", kinship.py)
-    return {stem(head[0])} | kinship.covered(head[0]) | {
-        stem(n) for n in given_names((head[0], *kinship.kin_words(head[0])), told, is_name)}
+    # brother Kenta", kinship.py), a pet by its breed ("my dog" by "a collie", animal_kinds.py)
+    nouns = (head[0], *kinship.kin_words(head[0]), *animal_kinds.kind_words(head[0]))
+    return {stem(head[0])} | kinship.covered(head[0]) | animal_kinds.covered(head[0]) | {
+        stem(n) for n in given_names(nouns, told, is_name)}
 
 
 def _named_by_way(made: str, told: Sequence[str],
@@ -95,7 +96,7 @@ def met(term: str, said: set[str]) -> bool:
     """Whether a set of stems holds a term: itself, or a longer or shorter form of it
     ("physio" and "physiotherapist"; four letters at least, so "bro" is not "brown")."""
     t = stem(term)
-    if t in kinship.COMPOSED:  # "mother-in-law" is no "mother"
+    if t in kinship.COMPOSED or t in animal_kinds.EXACT:  # "mother-in-law" is no "mother"
         return t in said
     return t in said or (len(t) >= 4 and any(len(w) >= 4 and (w.startswith(t) or
                                                                t.startswith(w)) for w in said))

@@ -231,3 +231,14 @@ def test_a_relation_asked_by_composition_is_answered_with_the_one_told(make_engi
     say("Can you suggest a dinner for four?")
     answer = say("Where is my husband's mother from?")
     assert "Kisumu" in answer and "Nyeri" not in answer, answer
+
+
+def test_a_pet_asked_by_its_kind_is_found_by_its_breed_or_casual_word():
+    told = [slot.Candidate("We have a Border Collie named Jess and a tabby called Mogsy.", 1,
+                           None, None),
+            slot.Candidate("Our neighbour Russell has a Maltese husband.", 2, None, None),
+            slot.Candidate("My sister keeps a grey kitten, Smudge.", 3, None, None)]
+    dog = slot.head_terms("whats my dog called again", told)
+    assert [slot.names(dog, c.sentence) for c in told] == [True, False, False]
+    cat = slot.head_terms("What's our cat's name?", told)
+    assert [slot.names(cat, c.sentence) for c in told] == [True, False, True]
