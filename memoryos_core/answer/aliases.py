@@ -13,11 +13,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from ..context import Context
+from ..memory import kinship
 from ..storage import search
 from ..text import STOP_WORDS, owned
 
 _OWNERS = frozenset({"my", "our"})
 MAX_ALIASES = 3  # names searched per question at most
+MAX_COMPOSED_WORDS = 4  # words of a composed relation's parts searched at most
 MAX_LISTED = 4  # names of a plural's list after the first
 # the next names of a list, each after "and" or a comma and what the one before has beside
 # it ("who's 14"), within one clause
@@ -89,11 +91,15 @@ def aliases(question: str, texts: Iterable[str], known: Sequence[str]) -> list[s
     """The names (not yet among the `known` search words) the texts give the nouns the
     question names as the user's own."""
     nouns = owned_nouns(question)
-    if not nouns:
-        return []
     said = list(texts)
     found = [n for noun in nouns for n in given_names(noun, said)]
-    return [n for n in dict.fromkeys(found) if n not in known][:MAX_ALIASES]
+    named = [n for n in dict.fromkeys(found) if n not in known][:MAX_ALIASES]
+    # "my son-in-law" is told as "our daughter Aoife…, her husband Conor…": searched by the
+    # relatives it is made of too (kinship.ways)
+    made = kinship.composed_in(question)
+    parts = [w for first, second in kinship.ways(made[0]) for w in (second, first)] if made \
+        else []
+    return named + [w for w in dict.fromkeys(parts) if w not in known][:MAX_COMPOSED_WORDS]
 
 
 def alias_hits(ctx: Context, user_id: str, question: str, texts: Iterable[str],

@@ -14,10 +14,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..llm import Embedder
+from ..memory import repairs
 from ..memory.fact_history import asks_about_past
 from ..memory.grounding import grounding
 from ..text import casual_restored, sentences
-from . import courtesy, repairs, router, slot, slot_features
+from . import courtesy, router, slot, slot_features
 from .asking import after_request, asks, before_question
 from .lists import list_parts, named_number_parts, other_subject_parts
 from .types import Retrieval

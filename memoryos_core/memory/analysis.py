@@ -18,7 +18,7 @@ from ..storage.tables import pages as pages_db
 from ..storage.tables import segments as segments_db
 from ..storage.tables.segments import Segment
 from ..text import WH_OPENING, casual_restored, normalise, sentences
-from . import app_text, attributes, fact_history, fact_kinds, profile_update, provenance
+from . import app_text, attributes, fact_history, fact_kinds, profile_update, provenance, repairs
 from .grounding import content_words
 from .heat import heat_terms
 from .prompts import (
@@ -242,10 +242,12 @@ def _enforce_fact_capacity(ctx: Context, conn: Connection, user_id: str, kind: s
 
 
 def extractive_facts(chunk: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """First-person statements as facts (no chat model): the user's and the assistant's."""
+    """First-person statements as facts (no chat model): the user's and the assistant's; the
+    user's as they stand corrected ("…on the 14th. Wait no, it's the 16th" keeps the 16th)."""
     out: dict[str, list[dict[str, Any]]] = {"user": [], "assistant": []}
     for page in chunk:
-        for kind, text in (("user", page["user_text"]), ("assistant", page["assistant_text"])):
+        for kind, text in (("user", repairs.repaired(page["user_text"])),
+                           ("assistant", page["assistant_text"])):
             for sentence in sentences(text):  # "Dr. Vasquez" is one sentence
                 sentence = sentence.strip()
                 if is_statement(sentence):

@@ -131,8 +131,8 @@ for _first, _second, _made in (
         (_SPOUSE, ("sister",), "sister-in-law"),
         (("sister",), ("husband", "partner"), "brother-in-law"),
         (("brother",), ("wife", "partner"), "sister-in-law"),
-        (("daughter",), ("husband", "partner"), "son-in-law"),
-        (("son",), ("wife", "partner"), "daughter-in-law"),
+        (("daughter", "stepdaughter"), ("husband", "partner"), "son-in-law"),
+        (("son", "stepson"), ("wife", "partner"), "daughter-in-law"),
         (("father",), ("wife", "partner", "girlfriend"), "stepmother"),
         (("mother",), ("husband", "partner", "boyfriend"), "stepfather"),
         (("stepmother", "stepfather"), ("son",), "stepbrother"),
@@ -171,11 +171,11 @@ def _kin(word: str) -> str | None:
 
 # whom "her" and "his" may stand for: the relations of each sex ("their" any of them)
 _FEMALE = frozenset({"mother", "sister", "wife", "girlfriend", "daughter", "grandmother",
-                     "stepmother", "aunt", "niece", "granddaughter", "stepsister",
+                     "stepmother", "aunt", "niece", "granddaughter", "stepsister", "stepdaughter",
                      "mother-in-law", "sister-in-law", "daughter-in-law", "fiancee"})
 _MALE = frozenset({"father", "brother", "husband", "boyfriend", "son", "grandfather",
-                   "stepfather", "uncle", "nephew", "grandson", "stepbrother", "father-in-law",
-                   "brother-in-law", "son-in-law", "fiance"})
+                   "stepfather", "uncle", "nephew", "grandson", "stepbrother", "stepson",
+                   "father-in-law", "brother-in-law", "son-in-law", "fiance"})
 _PRONOUN_OF = {"her": _FEMALE, "his": _MALE, "their": _FEMALE | _MALE | {
     "partner", "child", "parent", "sibling", "spouse"}}
 PRONOUN_REACH = 20  # words back that "her husband" looks for whose husband ("our daughter

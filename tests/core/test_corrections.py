@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from memoryos_core.answer import lists, repairs
+from memoryos_core.answer import lists
 from memoryos_core.answer.slot import Candidate
 from memoryos_core.answer.slot_features import head_terms
+from memoryos_core.memory import repairs
 from tests.core.test_routing import _new_user_chat
 
 
@@ -88,3 +89,20 @@ def test_a_relative_told_by_pronoun_is_said_back_with_whose():
     assert focus(said, {"daughter-in-law"}) == "Pieter's wife Anouk runs a bakery there."
     # "her" is no son of the user's: nothing composed, the sentence as told
     assert kinship.by_pronoun("My son Pieter and her husband Bas came.") == []
+
+
+def test_a_composed_relative_is_searched_by_the_relatives_it_is_made_of():
+    from memoryos_core.answer.aliases import aliases
+
+    words = aliases("What does my son-in-law do?", ["My daughter Noor lives in Utrecht."], [])
+    assert {"husband", "daughter"} <= set(words)
+    assert aliases("What does my sister do?", ["My sister Ana is a vet."], []) == ["ana"]
+
+
+def test_a_fact_kept_without_a_chat_model_is_the_corrected_one():
+    from memoryos_core.memory.analysis import extractive_facts
+
+    page = {"id": 1, "assistant_text": "Enjoy the trip!",
+            "user_text": "We fly to Faro on the 14th of August. Wait no, sorry, it's the 16th."}
+    assert [f["text"] for f in extractive_facts([page])["user"]] == \
+        ["We fly to Faro on the 16th of August."]
