@@ -18,10 +18,12 @@ from collections.abc import Callable, Sequence
 from ..text import STOP_WORDS, stem, words
 
 _MONTHS = frozenset("january february march april may june july august september october "
-                    "november december jan feb mar apr jun jul aug sep sept oct nov dec"
-                    .split())
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday mon tue tues "
-                      "wed thu thur thurs fri sat sun".split())
+                    "november december".split())
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+# short forms, a value only where capitalised ("Sat", not "we sat"; "May", not "we may")
+_SHORT = {**{m[:3]: "month" for m in _MONTHS}, "sept": "month", "may": "month",
+          **{d[:3]: "weekday" for d in _WEEKDAYS}, "tues": "weekday", "thur": "weekday",
+          "thurs": "weekday"}
 _FEASTS = frozenset("easter christmas xmas diwali eid thanksgiving hanukkah ramadan halloween "
                     "passover".split())
 _NOT_NAMES = frozenset({"I", "I'm", "I've", "I'd", "I'll", "OK", "Ok"})
@@ -35,8 +37,8 @@ _REPAIR = re.compile(
     r"(?:,\s*|\s+-+\s*|\s*[—–]\s*|(?<=[.!?])\s+|^)"
     r"(?P<words>(?:(?:wait|hang on|hold on|no|nah|naw|nope|non|sorry|pardon|perdón|perdon|"
     r"oops|my mistake|my bad|correction|i mean|i meant|scratch that)\b[\s,.!—–-]*)+)"
-    r"(?:(?:it'?s|it is|it was|make (?:that|it))\b\s*)?(?:(?:in|on|at|to|from|near|by)\s+)?(?:the\s+)?",
-    re.IGNORECASE)
+    r"(?:(?:it'?s|it is|it was|make (?:that|it))\b\s*)?"
+    r"(?:(?:in|on|at|to|from|near|by)\s+)?(?:the\s+)?", re.IGNORECASE)
 _TAKES_BACK = re.compile(r"\b(?:no|nah|naw|nope|non|pardon|perdón|perdon|my mistake|my bad|"
                          r"correction|i mean|i meant|scratch that)\b", re.IGNORECASE)
 _OPENING_WORDS = r"(?:sorry|correction|wait|naw|nah|no|oops|my mistake|my bad|perdón|perdon|pardon)"
@@ -54,8 +56,10 @@ def kind(value: str) -> str | None:
         return "number"
     if low in _WEEKDAYS:
         return "weekday"
-    if low in _MONTHS and value[:1].isupper() or low in _MONTHS - {"may", "mar", "sat", "sun"}:
+    if low in _MONTHS - {"may"}:
         return "month"
+    if low in _SHORT and (value[:1].isupper() or len(low) > 3 and low != "thur"):
+        return _SHORT[low]
     if low in _FEASTS:
         return "feast"
     shouted = value.isupper() and (len(value) > 4 or " " in value)  # "CAN NOT BE SKIPPED"
@@ -87,13 +91,10 @@ def _values_after(text: str, start: int) -> tuple[list[str], int] | None:
         found.append(m.group())
         at = m.end()
         more = re.match(r",?\s+(?:the\s+)?", text[at:])
-        if not more or not _TOKEN.match(text, at + more.end()):
+        nxt = _TOKEN.match(text, at + more.end()) if more else None
+        if nxt is None or kind(nxt.group()) in {None, *map(kind, found)}:
             break
-        nxt = _TOKEN.match(text, at + more.end())
-        if nxt is None or kind(nxt.group()) is None or kind(nxt.group()) in {kind(v) for v in
-                                                                             found}:
-            break
-        at += more.end()
+        at += more.end() if more else 0
     if not found or not re.match(r"\s*(?:[^\w\s'’]|$)", text[at:]):
         return None
     return found, at
