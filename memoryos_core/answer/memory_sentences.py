@@ -77,15 +77,17 @@ def candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> li
     pages = [(p["id"], p.get("user", ""), p.get("timestamp")) for p in trace.pages
              if p.get("selected") and p.get("continues") is None][:CANDIDATE_PAGES]
     pages += [(int(r["id"]), str(r.get("user_text") or ""), r.get("ts")) for r in recent]
-    # each read as corrected, in itself and by the corrections told after it (repairs.py)
-    fixed = repairs.as_corrected([(ts, casual_restored(text)) for _, text, ts in pages])
+    # "im leilani, i teach…" read as in full (it splits so), each as corrected, in itself and
+    # by the corrections told after it (repairs.py)
+    pages = [(page_id, casual_restored(text), ts) for page_id, text, ts in pages]
+    fixed = repairs.as_corrected([(ts, text) for _, text, ts in pages])
     for kind in ("user", "assistant"):
         for f in trace.facts[kind]:
             if f.get("in_prompt") and (past or not f.get("superseded")):
                 out.append(Said(fixed(f.get("valid_from"), f["text"]), None, f["id"],
                                 f.get("valid_from")))
     for page_id, text, ts in pages:
-        typed = sentences(fixed(ts, casual_restored(text)))  # "im leilani" splits as in full
+        typed = sentences(fixed(ts, text))
         said = [s for s in typed if len(s.split()) >= 3]  # shorter ones: with_fragments
         for k, s in enumerate(said):
             if "?" in s and not asks(s) and len(s) <= MAX_SENTENCE_CHARS:

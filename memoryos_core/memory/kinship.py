@@ -182,6 +182,14 @@ PRONOUN_REACH = 20  # words back that "her husband" looks for whose husband ("ou
 # Aoife lives in Cork, her husband Conor…"): a sentence, or two said as one candidate
 
 
+def _whose(pronoun: str, named: list[tuple[int, str]], at: int) -> tuple[int, str] | None:
+    """(place, relation) of the nearest relation named before word `at` that `pronoun` ("her",
+    "his", "their") may stand for, within PRONOUN_REACH words; None where none may."""
+    meant = [(k, r) for k, r in named
+             if r in _PRONOUN_OF[pronoun.lower()] and at - k <= PRONOUN_REACH]
+    return meant[-1] if meant else None
+
+
 def composed_relations(said: list[str]) -> list[str]:
     """The composed relations a text's words name, in order: "husband's mother", "mother in
     law", "MIL" -> mother-in-law; "dads wifes son" -> stepbrother; "step mum" -> stepmother;
@@ -202,9 +210,9 @@ def composed_relations(said: list[str]) -> list[str]:
             kin, step = f"{kin}-in-law", 3
         elif word in _PRONOUN_OF and after and _kin(after[0]) and not chain:
             # "her husband" after "our daughter": the daughter's husband
-            meant = [r for at, r in named if r in _PRONOUN_OF[word] and i - at <= PRONOUN_REACH]
-            if meant:
-                chain, composed = meant[-1], False
+            whose = _whose(word, named, i)
+            if whose is not None:
+                chain, composed = whose[1], False
                 i += 1
                 continue
         if kin:
@@ -239,12 +247,14 @@ def by_pronoun(text: str) -> list[tuple[int, str, str]]:
     out = []
     for m in _OWNED_BY_PRONOUN.finditer(text):
         second = _kin(m.group(2))
-        before = list(_WORD.finditer(text, 0, m.start()))[-PRONOUN_REACH:]
-        meant = [(k, r) for k, w in enumerate(before) if (r := _kin(w.group())) is not None
-                 and r in _PRONOUN_OF[m.group(1).lower()]]
-        if second is None or not meant:
+        if second is None:
             continue
-        k, first = meant[-1]
+        before = list(_WORD.finditer(text, 0, m.start()))
+        named = [(k, r) for k, w in enumerate(before) if (r := _kin(w.group())) is not None]
+        whose = _whose(m.group(1), named, len(before))
+        if whose is None:
+            continue
+        k, first = whose
         made = _COMPOSED.get((first, second))
         name = next((w.group() for w in before[k + 1:k + 2] if w.group()[:1].isupper()), None)
         if made is not None and name is not None:

@@ -184,9 +184,9 @@ def with_later(text: str, later: Sequence[str]) -> str:
 def as_corrected(told: Sequence[tuple[float | None, str]]) -> Callable[[float | None, str], str]:
     """A reader of the texts of a time: each as `repaired`, with the corrections of the
     `told` messages after it (`with_later`)."""
-    fixes = [(ts or 0.0, text) for ts, text in told if _not_pairs(text)]
+    fixes = sorted((ts or 0.0, text) for ts, text in told if _not_pairs(text))
 
     def read(ts: float | None, text: str) -> str:
-        later = [t for when, t in sorted(fixes) if when > (ts or 0.0) and t != text]
+        later = [t for when, t in fixes if when > (ts or 0.0)]
         return repaired(with_later(text, later) if later else text)
     return read
