@@ -133,6 +133,11 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
         c = slot.Candidate(focus(c.sentence, terms, weighed), c.page_id, c.fact_id, c.timestamp)
         return Plan("memory", Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp, 0.0, 0),
                     built=hedged([c]), routed=view, considered=considered)
+    listed = [c for c in candidates if extreme_part(weighed, c.sentence) is not None]
+    if listed:  # "my eldest" where a list of ages was told, though not likeliest: offered
+        c = _as_answered(weighed, listed[0], candidates)
+        return Plan("memory", Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp, 0.0, 0),
+                    built=hedged([c]), routed=view, considered=considered)
     if leaning:  # nothing found for a message the router was unsure of: the model's
         return Plan("general" if "?" in question else "chat", routed=view,
                     considered=considered)

@@ -42,7 +42,7 @@ _REPAIR = re.compile(
 _TAKES_BACK = re.compile(r"\b(?:no|nah|naw|nope|non|pardon|perdón|perdon|my mistake|my bad|"
                          r"correction|i mean|i meant|scratch that)\b", re.IGNORECASE)
 _OPENING_WORDS = r"(?:sorry|correction|wait|naw|nah|no|oops|my mistake|my bad|perdón|perdon|pardon)"
-_OPENER = re.compile(rf"(?:^|(?<=[.!?])\s+)(?:{_OPENING_WORDS}\b[\s,—–-]*)*{_OPENING_WORDS}\b"
+_OPENER = re.compile(rf"(?:^|(?<=[.!?]\s))(?:{_OPENING_WORDS}\b[\s,—–-]*)*{_OPENING_WORDS}\b"
                      r"\s*[,—–-]\s*", re.IGNORECASE)
 _NOT = re.compile(r"(,?\s+)(not|no)\s+(?:the\s+)?", re.IGNORECASE)
 
@@ -157,9 +157,10 @@ def _stems(text: str) -> set[str]:
 def repaired(text: str) -> str:
     """A message as it stands corrected: "Correction, Ayomide is 8 not 7" -> "Ayomide is 8";
     "…in Percé, non pardon, in Tadoussac." -> "…in Tadoussac."."""
-    made = _self_repaired(text)
+    made = text  # "…600 a month. no wait, its 650 not 600": "not 600" goes, then the repair
     for start, end, _, _ in reversed(_not_pairs(made)):
         made = made[:start] + made[end:]
+    made = _self_repaired(made)
     # the words that announce it are no part of what is said back
     return text if made == text else _OPENER.sub("", made)
 

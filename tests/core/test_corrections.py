@@ -25,6 +25,10 @@ def test_a_message_is_read_with_its_own_repair_made():
                             "9th.") == "The gig is Saturday the 9th."
     assert repairs.repaired("Her aunt Rosa is visiting. Wait, no, I mean Carmen.") == \
         "Her aunt Carmen is visiting."
+    # a repair that also names the value it takes back; the sentences keep their space
+    assert repairs.repaired("We moved last year, rent is 600 a month. no wait, its 650 not "
+                            "600") == "We moved last year, rent is 650 a month."
+    assert repairs.repaired("Great trip. Sorry, Mila is 9 not 8.") == "Great trip. Mila is 9."
     # no value against a value of its kind: nothing corrected
     for text in ("We are not married, 12 years together.", "My son lives in Ghent, not far "
                  "from me.", "The first question CAN NOT BE SKIPPED.", "They are not friends.",
