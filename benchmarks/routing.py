@@ -8,6 +8,11 @@ ships (answer/data/router_weights.npz), stamped with the examples' digest.
 
 `--heldout benchmarks/data/routes_heldout_short.jsonl` scores 150 short messages written apart
 from the examples (facts told in passing, short requests, small talk and recall; 30 people).
+`--heldout benchmarks/data/routes_heldout_boundary.jsonl` scores 164 messages on the boundary
+between questions on memory that read like requests ("going by what I told you, can I have
+prawns?", "any food I have to stay away from?") and requests that read like them ("remind me
+to call mum", "I'm lactose intolerant, can I have milk in my tea?"): 20 writers whose other
+half trains the router (answer/data/routes_written6.jsonl).
 `--casual` scores the held-out messages as typed in a hurry (lower case, no apostrophes, no
 closing "?"): `text.casually_typed`.
 

@@ -64,7 +64,7 @@ OWNED_MODIFIERS = frozenset("little big baby older younger elder eldest oldest y
 # words that ask, not name: never the person or thing a question asks about
 ASKING_WORDS = frozenset("kind type sort name names named called call much many long old often"
                          " again still now currently ever before previously used".split())
-_OWNERS = frozenset({"my", "our", "mine", "ours"})
+_OWNERS = frozenset({"my", "our", "mine", "ours", "mi"})  # "mi bredda": Jamaican and others
 _POSSESSIVE = re.compile(r"^(.+?)(?:'s|’s|s')$")
 
 

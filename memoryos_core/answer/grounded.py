@@ -23,7 +23,7 @@ import numpy as np
 from ..asides import INTERJECTION
 from ..llm import Embedder
 from ..memory import kinship
-from ..memory.fact_history import asks_about_past, names_former, says_change
+from ..memory.fact_history import asks_about_past, names_former, of_childhood, says_change
 from ..text import casual_restored, sentences, stem, words
 from . import asking, courtesy, memory_sentences, names, router, saying, slot, slot_features, social_acts
 from .lists import all_parts, extreme_part
@@ -104,6 +104,15 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     leaning = routed.unsure and likeliest == "memory"
     if routed.route == "model" and not leaning:  # "general": its plain reply says so
         return Plan("general" if "?" in question else "chat", routed=view)
+    return from_memory(embedder, trace, question, recent, qvec, view, leaning)
+
+
+def from_memory(embedder: Embedder, trace: Retrieval, question: str,
+                recent: Sequence[Mapping[str, Any]], qvec: np.ndarray,
+                view: dict[str, Any] | None = None, leaning: bool = False) -> Plan:
+    """A question on memory answered from memory: the sentence that answers its slot, what
+    was found when none surely does, or "I don't remember" (the model's, when `leaning`: the
+    router was unsure) when memory holds nothing near."""
     if ABOUT_ME.search(question):
         named = own_name(trace, recent, names.first_name_check(embedder))
         return dataclasses.replace(about_me(trace, recent, named), routed=view)
@@ -119,7 +128,8 @@ def plan(embedder: Embedder, trace: Retrieval, question: str,
     candidates, vectors = memory_sentences.told_candidates(
         embedder, wvec, memory_sentences.candidates(trace, recent),
         answered_from_memory(trace, recent))
-    found = slot.answer(embedder, weighed, candidates, past=asks_about_past(weighed),
+    found = slot.answer(embedder, weighed, candidates,
+                        past=asks_about_past(weighed) or of_childhood(weighed),
                         vectors=vectors)
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
     terms = slot_features.head_terms(weighed, candidates, embedder)

@@ -79,26 +79,33 @@ def other_subject_parts(clause: str) -> list[str]:
 # a list of names, each with a number ("His kids are Naledi, 14, and Bongani, 8"; "Kids: Ola
 # 15, Thea 11"; "Fergus who is 10 and Isla who is 6"; "Cody's 32 and a game warden in
 # Lubbock, Kaylee's 29 and teaches"): each item with the sentence's opening
-_NAMED_NUMBER = re.compile(r"\b[A-Z][\w’-]+(?:['’]s\s+|,?\s+(?:(?:who\s+is|who['’]s|is|aged|"
-                           r"turned)\s+(?:just|only|now|nearly|almost|about)?\s*)?)\d{1,3}\b"
+_NAMED_NUMBER = re.compile(r"\b[A-Z][\w’-]+(?:['’]s\s+|,?\s+(?:(?:who\s+(?:(?:just|only|now)\s+)?"
+                           r"(?:is|turned|turns|turn)|who['’]s|is|aged|turned|turns|turning)"
+                           r"\s+(?:just|only|now|nearly|almost|about)?\s*)?)\d{1,3}\b"
                            r"(?!\s*(?:%|am|pm|:|[.,]\d))")
 _BEFORE_ITEM = re.compile(r"(?:,\s*(?:and\s+)?|\s+and\s+|\s+n\s+|\s*&\s*|;\s*|\s+while\s+)"
-                          r"(?:(?:little|baby|young|wee|big|our|my)\s+)?$")  # "and little Ida"
+                          # "and little Ida", "and our daughter Wambui", "n our bunso Paolo"
+                          r"(?P<own>(?:(?:little|baby|young|wee|big|our|my|his|her|their)\s+)?"
+                          r"(?:[a-z]+\s+)?)$")
+_OWN_OPENING = re.compile(r"(?:our|my|his|her|their)\s", re.IGNORECASE)
 
 
 def named_number_parts(sentence: str) -> list[str]:
     """A list of names with their numbers, an item each (up to the next) with the opening
     before the first; [] where the sentence lists no two."""
     # each name with its number, and where the separator before it starts (an item ends there)
-    found = [(m, sep.start() if sep else m.start()) for k, m in
-             enumerate(_NAMED_NUMBER.finditer(sentence))
+    found = [(m, sep.start() if sep else m.start(), sep.group("own") if sep else "")
+             for k, m in enumerate(_NAMED_NUMBER.finditer(sentence))
              if (sep := _BEFORE_ITEM.search(sentence[:m.start()])) or k == 0]
     if len(found) < 2:
         return []
     lead = sentence[:found[0][0].start()]
-    ends = [cut for _, cut in found[1:]] + [len(sentence)]
-    return [f"{lead}{sentence[m.start():end].rstrip(' .!,;')}." for (m, _), end in
-            zip(found, ends, strict=True)]
+    ends = [cut for _, cut, _ in found[1:]] + [len(sentence)]
+    # an item with an owner of its own ("and our daughter Wambui is 5") opens with it, not
+    # with the first item's opening ("Our son")
+    return [(own[0].upper() + own[1:] if k and _OWN_OPENING.match(own) else
+             lead + (own if k else "")) + sentence[m.start():end].rstrip(" .!,;") + "."
+            for k, ((m, _, own), end) in enumerate(zip(found, ends, strict=True))]
 
 
 def all_parts(sentence: str) -> list[str]:
@@ -108,7 +115,7 @@ def all_parts(sentence: str) -> list[str]:
 
 
 # "my youngest", "our first born", "the eldest of Karen's lot": the one of a list of ages
-_EXTREME = re.compile(r"\b(?:(?P<young>youngest|last[- ]?born|little one)|eldest|oldest|"
+_EXTREME = re.compile(r"\b(?:(?P<young>youngest|last[- ]?born|little one|bunso)|eldest|oldest|"
                       r"first[- ]?born|big one)\b", re.IGNORECASE)
 _MONTHS_OLD = re.compile(r"^\s*(?:months?|mos?|weeks?)\b", re.IGNORECASE)
 

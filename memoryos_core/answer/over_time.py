@@ -27,8 +27,10 @@ _BEFORE_THAT = re.compile(r"\b(?:before|prior to) (?:that|then|this)\b", re.IGNO
 
 
 def _names_past(sentence: str) -> bool:
-    """A sentence that names a value gone or one held before ("before that I was a teacher")."""
-    return fact_history.names_former(sentence) or _BEFORE_THAT.search(sentence) is not None
+    """A sentence that names a value gone or one held before ("before that I was a teacher",
+    "I grew up in Sapporo")."""
+    return fact_history.names_former(sentence) or _BEFORE_THAT.search(sentence) is not None \
+        or fact_history.of_childhood(sentence)
 
 
 def of_its_time(stating: list[int], texts: Sequence[str], times: Sequence[float],
@@ -40,6 +42,9 @@ def of_its_time(stating: list[int], texts: Sequence[str], times: Sequence[float]
     former = [j for j in stating if _names_past(texts[j])]
     current = [j for j in stating if j not in former]
     if past:
+        young = [j for j in former if fact_history.of_childhood(texts[j])]
+        if young:  # "I grew up in Sapporo" is itself the value before, not news of a change
+            return young[-1]
         if former:  # the value said before the news that it is gone, else the news itself
             replaced = [j for j in current if times[j] < times[former[-1]]]
             return replaced[-1] if replaced else former[-1]

@@ -44,7 +44,7 @@ NEVER = 2.0  # a floor no probability reaches
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLE_FILES = ("routes_written.jsonl", "routes_written2.jsonl", "routes_written3.jsonl",
                  "routes_written4.jsonl", "routes_written5.jsonl", "routes_real.jsonl",
-                 "routes_newcomer_dev.jsonl")
+                 "routes_written6.jsonl", "routes_newcomer_dev.jsonl")
 SHIPPED = DATA / "router_weights.npz"  # fitted for SHIPPED_MODEL, checked against the data
 SHIPPED_MODEL = "all-MiniLM-L6-v2"
 # the modules deciding which messages get a set reply (and the act model's data, which

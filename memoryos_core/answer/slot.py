@@ -174,7 +174,15 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
     if parts and (len(parts) == 1 or chances[parts[0]] >= model.part_ratio * chances[parts[1]]):
         i = parts[0]
     by = {"both": found.agreed, "learned": found.kinds, "either": found.stating}
-    if found.stating[i]:
+    # asked of the past, a sentence stating the asked attribute whose likeliest clause does
+    # not ("I was born in Lagos but I've lived in Leeds" for "Where was I born?"): that
+    # clause, not the newest statement
+    clauses = sorted((j for j in same if held[j] < held[i] and found.times[j] == found.times[i]
+                      and found.allowed[j]), key=lambda j: -float(chances[j])) if past else []
+    if found.stating[i] and clauses and not found.stating[clauses[0]] and (
+            len(clauses) == 1 or chances[clauses[0]] >= model.part_ratio * chances[clauses[1]]):
+        i = clauses[0]
+    elif found.stating[i]:
         newer = by[model.newest_by]
         stating = [j for j in range(len(chances)) if j == i or (
             newer[j] and found.allowed[j] and chances[j] >= model.same_share * chances[i])]

@@ -44,10 +44,18 @@ def content(text: str) -> list[str]:
             and w not in ASKING_WORDS and len(w) > 1]
 
 
+_THE_NOUN = re.compile(r"\bthe\s+([^\W\d_]+)", re.IGNORECASE)
+
+
 def _head(question: str) -> list[str]:
     """The person or thing a question asks about first: the first noun it names as someone's
-    own ("my sister's job" -> sister, "my dog's name" -> dog); none for "Where do I live?"."""
-    return owned(question)[:1]
+    own ("my sister's job" -> sister, "my dog's name" -> dog; "the wife", "the dog", as
+    people say of their own); none for "Where do I live?"."""
+    own = owned(question)[:1]
+    if own:
+        return own
+    return [m.group(1).lower() for m in _THE_NOUN.finditer(question)
+            if kinship.relation(m.group(1)) or animal_kinds.kind_words(m.group(1))][:1]
 
 
 def head_terms(question: str, candidates: Sequence[Candidate],

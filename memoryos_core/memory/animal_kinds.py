@@ -20,10 +20,11 @@ _KINDS = {
            "staffy staffie whippet greyhound chihuahua pug schnauzer corgi rottweiler "
            "doberman collie sheepdog cocker kelpie heeler boerboel elkhound "
            "labradoodle cockapoo cavapoo weimaraner dalmatian mastiff pitbull "
-           "akita shiba samoyed malamute vizsla lurcher",
+           "akita shiba samoyed malamute vizsla lurcher aspin inu hund",
     "cat": "cat kitty kitten moggy moggie tomcat tabby siamese ragdoll sphynx "
-           "gato katze",
-    "bird": "bird budgie parakeet parrot cockatiel canary lovebird finch",
+           "gato katze neko pusa",
+    "bird": "bird birdie budgie budgerigar parakeet parrot cockatiel cockatoo canary "
+            "lovebird finch macaw conure",
     "rabbit": "rabbit bunny",
     "horse": "horse pony mare stallion gelding foal",
     "fish": "fish goldfish betta guppy",

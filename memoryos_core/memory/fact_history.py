@@ -212,6 +212,20 @@ def asks_about_now(query: str) -> bool:
     return _NOW.search(query) is not None
 
 
+# words that place a state in childhood ("I grew up in Sapporo", "I was born in Lagos"):
+# a value held before, beside the one that holds now, even when told in the same message
+_CHILDHOOD = re.compile(r"\b(?:gr[eo]w(?:n|ing)? up|born|(?:was|were)(?: i| we| you)? raised|"
+                        r"raised (?:in|by)|brought up|"
+                        r"as a (?:kid|child|boy|girl|teen(?:ager)?)|in my childhood|"
+                        r"when i was (?:young|little|small|a (?:kid|child|boy|girl)))\b",
+                        re.IGNORECASE)
+
+
+def of_childhood(text: str) -> bool:
+    """True when a sentence or question places a state in childhood ("where did I grow up")."""
+    return _CHILDHOOD.search(text) is not None
+
+
 def asks_about_past(query: str) -> bool:
     """True when a question asks about an earlier state ("before", "used to", "previous")."""
     return _PAST.search(query) is not None

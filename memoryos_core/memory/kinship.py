@@ -19,19 +19,23 @@ import re
 from ..text import stem, words
 
 # each name with the words of the same relation (spellings, informal forms)
+# (with the kin words of other Englishes: Jamaican "bredda", "pickney"; Scots "bairn";
+# Filipino "kuya", "nanay"; South Asian "bhai", "didi", "amma"; words that are often a name
+# or another word, "Lola", "ate", "baba", "wean", are left out)
 _GROUPS = (
-    "mother mum mom mam mama mamma mommy mummy",
-    "father dad daddy papa",
-    "brother bro",
-    "sister sis",
-    "husband hubby",
+    "mother mum mom mam mama mamma mommy mummy mammy ma mami amma ammi nanay inay",
+    "father dad daddy papa pa pops papi tatay itay appa",
+    "brother bro bredda breda brudda bruv bhai bhaiya kuya",
+    "sister sis sista sistah didi akka",
+    "husband hubby hubs",
     "wife wifey missus missis",
     "boyfriend bf",
     "girlfriend gf",
     "fiance fiancé fiancee fiancée",
-    "grandmother grandma granny gran nan nana nanna nonna oma abuela",
-    "grandfather grandpa granddad grandad nonno opa abuelo",
-    "child kid",
+    "grandmother grandma granny grannie gramma gran nan nana nanna nonna oma abuela nani "
+    "dadi ouma babcia bubbe",
+    "grandfather grandpa granddad grandad gramps grampa nonno opa abuelo oupa dziadek",
+    "child kid kiddo pickney pikney pikni bairn sprog anak",
     "son lad",
     "grandchild grandkid",
     "parent parents",

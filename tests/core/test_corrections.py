@@ -51,9 +51,18 @@ def test_a_later_correction_reads_into_what_was_told_before_it():
 def test_the_youngest_or_eldest_of_a_list_of_ages_is_its_item():
     said = "The grandkids are Mila 13, Oskar 9 and little Ida who's 4."
     assert lists.extreme_part("how old's the youngest grandkid?", said) == \
-        "The grandkids are Ida who's 4."
+        "The grandkids are little Ida who's 4."
     assert lists.extreme_part("Who's my eldest grandchild?", said) == "The grandkids are Mila 13."
     assert lists.extreme_part("How old is Oskar?", said) is None
+    # each item with its own owner and relation, whatever the verb of the age
+    assert lists.extreme_part("How old is my firstborn?", "Our son Baraka is 10 and our "
+                              "daughter Wambui is 5.") == "Our son Baraka is 10."
+    assert lists.extreme_part("how old is my youngest", "Our eldest Mika is 12 and our bunso "
+                              "Paolo is 9.") == "Our bunso Paolo is 9."
+    assert lists.extreme_part("How old is mi youngest again?", "Mi have two pickney, Jaden who "
+                              "is 8 and Amari who just turn 3.") == \
+        "Mi have two pickney, Amari who just turn 3."
+    assert lists.named_number_parts("I saw Rome 3 times and then Paris twice.") == []
 
 
 def test_a_relative_told_by_way_of_a_named_one_is_the_composed_relation():

@@ -21,6 +21,11 @@ def test_a_wider_or_casual_relation_word_covers_the_told_one_and_nothing_else():
     told = [slot.Candidate("My brother Kenta is a QA tester.", 1, None, None)]
     assert slot.names(slot.head_terms("What does my sibling do?", told), told[0].sentence)
     assert not slot.names(slot.head_terms("What does my sister do?", told), told[0].sentence)
+    # the kin words of other Englishes name the same relations
+    bredda = [slot.Candidate("My bredda Andre is a police officer.", 1, None, None)]
+    assert slot.names(slot.head_terms("What does my brother do?", bredda), bredda[0].sentence)
+    assert kinship.relation("pickney") == "child" and kinship.relation("kuya") == "brother"
+    assert kinship.relation("Lola") is None  # a name more often than a grandmother
 
 
 def test_whose_fact_it_is_does_not_hang_on_the_word_chosen():
@@ -138,6 +143,29 @@ def test_a_value_that_no_longer_holds_is_the_past_never_the_present():
     homes = ["i live in paris.", "i moved to berlin last month."]
     assert (of_its_time([0, 1], homes, [1.0, 2.0], past=False),
             of_its_time([0, 1], homes, [1.0, 2.0], past=True)) == (1, 0)
+
+
+def test_a_childhood_state_is_the_value_before_never_the_present():
+    from memoryos_core.answer.slot import of_its_time
+    from memoryos_core.memory.fact_history import of_childhood
+
+    said = ["i live in osaka", "i grew up in sapporo."]  # the later clause, yet the past
+    assert (of_its_time([0, 1], said, [1.0, 1.0], past=False),
+            of_its_time([0, 1], said, [1.0, 1.0], past=True)) == (0, 1)
+    assert all(of_childhood(t) for t in ("where did I grow up?", "where was I born",
+                                         "As a kid I lived in Cork", "I was raised by my gran"))
+    assert not any(of_childhood(t) for t in ("where do I live now?", "they raised the rent",
+                                             "I moved to Leeds last year"))
+
+
+@pytest.mark.real_model
+def test_where_one_lives_was_born_and_grew_up_are_told_apart(make_engine):
+    say = _new_user_chat(make_engine)[2]
+    say("I live in Osaka but I grew up in Sapporo.")
+    say("I was born in Lagos, funnily enough, my parents were working there.")
+    assert "Osaka" in say("do you know where I live?")
+    assert "Sapporo" in say("where did I grow up?")
+    assert "Lagos" in say("where was I born?")
 
 
 @pytest.mark.real_model
