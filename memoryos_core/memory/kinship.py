@@ -27,7 +27,7 @@ _GROUPS = (
     "father dad daddy papa pa pops papi tatay itay appa",
     "brother bro bredda breda brudda bruv bhai bhaiya kuya",
     "sister sis sista sistah didi akka",
-    "husband hubby hubs",
+    "husband hubby",
     "wife wifey missus missis",
     "boyfriend bf",
     "girlfriend gf",
