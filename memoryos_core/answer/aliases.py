@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from ..context import Context
-from ..memory import kinship
+from ..memory import animal_kinds, kinship
 from ..storage import search
 from ..text import STOP_WORDS, owned
 
@@ -27,10 +27,21 @@ _LISTED = re.compile(r"(?:\s+who(?:'s|’s| is)\s+\w+|\s+\(\w+\))?(?:,\s*(?:and\
                      r"([A-Z][\w'-]+)")
 
 
+_THE_NOUN = re.compile(r"\bthe\s+([^\W\d_]+)", re.IGNORECASE)
+
+
+def the_own(question: str) -> list[str]:
+    """The relations and pets a question names with "the", as people say of their own ("What
+    does the wife do?", "the dog's name")."""
+    return [m.group(1).lower() for m in _THE_NOUN.finditer(question)
+            if kinship.relation(m.group(1)) or animal_kinds.kind_words(m.group(1))]
+
+
 def owned_nouns(question: str) -> list[str]:
     """The nouns a question names as the user's own, by "my"/"our" ("my husband's job" ->
-    husband, "our dog" -> dog); a person's name with "'s" is no relation and gives none."""
-    return [noun for noun in owned(question, named=False) if noun.isalpha()]
+    husband, "our dog" -> dog), else by "the" (`the_own`); a person's name with "'s" is no
+    relation and gives none."""
+    return [noun for noun in owned(question, named=False) if noun.isalpha()] or the_own(question)
 
 
 def _patterns(nouns: Sequence[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:

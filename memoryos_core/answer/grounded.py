@@ -23,7 +23,7 @@ import numpy as np
 from ..asides import INTERJECTION
 from ..llm import Embedder
 from ..memory import kinship
-from ..memory.fact_history import asks_about_past, names_former, of_childhood, says_change
+from ..memory.fact_history import asks_about_past, asks_of_earlier, names_former, says_change
 from ..text import casual_restored, sentences, stem, words
 from . import asking, courtesy, memory_sentences, names, router, saying, slot, slot_features, social_acts
 from .lists import all_parts, extreme_part
@@ -129,7 +129,7 @@ def from_memory(embedder: Embedder, trace: Retrieval, question: str,
         embedder, wvec, memory_sentences.candidates(trace, recent),
         answered_from_memory(trace, recent))
     found = slot.answer(embedder, weighed, candidates,
-                        past=asks_about_past(weighed) or of_childhood(weighed),
+                        past=asks_of_earlier(weighed),
                         vectors=vectors)
     considered = tuple(found.considered[:CONSIDERED_SHOWN])
     terms = slot_features.head_terms(weighed, candidates, embedder)

@@ -145,6 +145,14 @@ def best(chances: np.ndarray, allowed: Sequence[bool]) -> int | None:
     return ranked[0] if ranked else None
 
 
+def _clear_leader(chances: np.ndarray, parts: Sequence[int], model: SlotModel) -> int | None:
+    """The likeliest of a sentence's parts where it is clearly likelier than the next, else None."""
+    ranked = sorted(parts, key=lambda j: -float(chances[j]))
+    if ranked and (len(ranked) == 1 or chances[ranked[0]] >= model.part_ratio * chances[ranked[1]]):
+        return ranked[0]
+    return None
+
+
 def choose(chances: np.ndarray, found: Setting, model: SlotModel,
            past: bool = False) -> tuple[int | None, int | None, float]:
     """(the candidate said back or None, the one to offer as "not sure" or None, how sure
@@ -169,19 +177,17 @@ def choose(chances: np.ndarray, found: Setting, model: SlotModel,
     sure = top / (top + rival + max(0.0, 1.0 - float(chances.sum())))
     # a list sentence said whole where one of its items is clearly likelier than the others
     # ("We have a tortoise called Shelly" for "What animal is Shelly?", not the dog beside it)
-    parts = sorted((j for j in found.items[i] if found.allowed[j]),
-                   key=lambda j: -float(chances[j]))
-    if parts and (len(parts) == 1 or chances[parts[0]] >= model.part_ratio * chances[parts[1]]):
-        i = parts[0]
+    part = _clear_leader(chances, [j for j in found.items[i] if found.allowed[j]], model)
+    if part is not None:
+        i = part
     by = {"both": found.agreed, "learned": found.kinds, "either": found.stating}
     # asked of the past, a sentence stating the asked attribute whose likeliest clause does
     # not ("I was born in Lagos but I've lived in Leeds" for "Where was I born?"): that
     # clause, not the newest statement
-    clauses = sorted((j for j in same if held[j] < held[i] and found.times[j] == found.times[i]
-                      and found.allowed[j]), key=lambda j: -float(chances[j])) if past else []
-    if found.stating[i] and clauses and not found.stating[clauses[0]] and (
-            len(clauses) == 1 or chances[clauses[0]] >= model.part_ratio * chances[clauses[1]]):
-        i = clauses[0]
+    clause = _clear_leader(chances, [j for j in same if held[j] < held[i] and found.allowed[j]
+                                     and found.times[j] == found.times[i]], model) if past else None
+    if found.stating[i] and clause is not None and not found.stating[clause]:
+        i = clause
     elif found.stating[i]:
         newer = by[model.newest_by]
         stating = [j for j in range(len(chances)) if j == i or (

@@ -16,7 +16,7 @@ import numpy as np
 from ..llm import Embedder
 from ..memory import animal_kinds, attributes, fact_history, fact_kinds, kinship
 from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
-from .aliases import given_names
+from .aliases import given_names, the_own
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
 from .names import name_like, word_vectors
 
@@ -44,7 +44,6 @@ def content(text: str) -> list[str]:
             and w not in ASKING_WORDS and len(w) > 1]
 
 
-_THE_NOUN = re.compile(r"\bthe\s+([^\W\d_]+)", re.IGNORECASE)
 
 
 def _head(question: str) -> list[str]:
@@ -54,8 +53,7 @@ def _head(question: str) -> list[str]:
     own = owned(question)[:1]
     if own:
         return own
-    return [m.group(1).lower() for m in _THE_NOUN.finditer(question)
-            if kinship.relation(m.group(1)) or animal_kinds.kind_words(m.group(1))][:1]
+    return the_own(question)[:1]
 
 
 def head_terms(question: str, candidates: Sequence[Candidate],

@@ -231,6 +231,11 @@ def asks_about_past(query: str) -> bool:
     return _PAST.search(query) is not None
 
 
+def asks_of_earlier(query: str) -> bool:
+    """True when a question asks about an earlier state, childhood included ("where was I born")."""
+    return asks_about_past(query) or of_childhood(query)
+
+
 _BEFORE_WHAT = re.compile(r"\b(?:before|b4|prior to|until)\s+((?:[\w'\u2019-]+\s*){1,4})",
                           re.IGNORECASE)
 

@@ -110,6 +110,9 @@ def test_a_composed_relative_is_searched_by_the_relatives_it_is_made_of():
     words = aliases("What does my son-in-law do?", ["My daughter Noor lives in Utrecht."], [])
     assert {"husband", "daughter"} <= set(words)
     assert aliases("What does my sister do?", ["My sister Ana is a vet."], []) == ["ana"]
+    # "the wife", as people say of their own, is searched by the name she was given
+    assert aliases("What does the wife do for work?", ["My wife Efua loves jazz."], []) == ["efua"]
+    assert aliases("What does the man at the shop do?", ["My wife Efua loves jazz."], []) == []
 
 
 def test_a_fact_kept_without_a_chat_model_is_the_corrected_one():
