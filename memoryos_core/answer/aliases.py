@@ -51,7 +51,9 @@ def _patterns(nouns: Sequence[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
     # "whats my brothers name" (no apostrophe) asks of the brother named "my brother Daichi"
     n = "(?:" + "|".join(re.escape(noun[:-1]) + "s?" if noun.endswith("s") and len(noun) > 3
                          else re.escape(noun) for noun in nouns) + ")"
-    after = re.compile(rf"\b{n}(?:'s|’s)?,?\s+(?P<link>is\s+(?:called|named)\s+|called\s+|"
+    # "Abena's son, Nana Kwame" and "her husband Conor" name another's son and husband
+    after = re.compile(rf"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )"
+                       rf"\b{n}(?:'s|’s)?,?\s+(?P<link>is\s+(?:called|named)\s+|called\s+|"
                        r"named\s+|name\s+is\s+|is\s+)?"
                        r"(?P<name>[A-Z][\w'-]+)", re.IGNORECASE)
     # "Chidi, my husband, …" closes its apposition: "Yesterday, my husband cooked" names no one

@@ -8,6 +8,7 @@ Features of the slot model (answer/slot.py), whose weights are fitted on the dev
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 MONTHS = ("january february march april may june july august september october november"
           " december jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday"
@@ -42,11 +43,14 @@ def cased(sentence: str) -> bool:
     return any(not _I.fullmatch(w) for w in re.findall(r"\b[A-Z][\w'’-]*", sentence))
 
 
-def holds_name(sentence: str) -> bool:
+def holds_name(sentence: str, known: Collection[str] = ()) -> bool:
     """Whether a sentence holds a name: a capitalised word past its opening ("I" aside), or
-    any word after "called"/"named" ("a dog called rex")."""
-    return any(not _I.fullmatch(m.group(0)) for m in CAPITAL.finditer(sentence)) or re.search(
-        r"\b(?:called|named)\s+\w+", sentence, re.I) is not None
+    any word after "called"/"named" ("a dog called rex"); none of the `known` (lower-cased:
+    the question's own words, so "Dermot's vet" is not named by "There's also Dermot")."""
+    return any(not _I.fullmatch(m.group(0)) and m.group(0).lower() not in known
+               for m in CAPITAL.finditer(sentence)) or any(
+        m.group(1).lower() not in known
+        for m in re.finditer(r"\b(?:called|named)\s+(\w+)", sentence, re.I))
 
 
 def asked_kind(question: str) -> str | None:

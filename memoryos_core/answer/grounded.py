@@ -135,12 +135,15 @@ def from_memory(embedder: Embedder, trace: Retrieval, question: str,
     terms = slot_features.head_terms(weighed, candidates, embedder)
     if found.pick is not None:
         c = _as_answered(weighed, found.pick, candidates)
-        evidence = Evidence(focus(c.sentence, terms, weighed), c.page_id, c.fact_id, c.timestamp,
-                            round(found.chance, 4), 0)
+        news = memory_sentences.news_of(weighed, c, trace, recent)
+        evidence = Evidence(news.sentence if news != c else focus(c.sentence, terms, weighed),
+                            c.page_id, c.fact_id, c.timestamp, round(found.chance, 4), 0)
         return Plan("memory", evidence, routed=view, considered=considered)
     if found.maybe:  # offered as "not sure": its page is shown beside the answer too
         c = _as_answered(weighed, found.maybe[0], candidates)
-        c = slot.Candidate(focus(c.sentence, terms, weighed), c.page_id, c.fact_id, c.timestamp)
+        news = memory_sentences.news_of(weighed, c, trace, recent)
+        c = news if news != c else \
+            slot.Candidate(focus(c.sentence, terms, weighed), c.page_id, c.fact_id, c.timestamp)
         return Plan("memory", Evidence(c.sentence, c.page_id, c.fact_id, c.timestamp, 0.0, 0),
                     built=hedged([c]), routed=view, considered=considered)
     listed = [c for c in candidates if extreme_part(weighed, c.sentence) is not None]

@@ -59,6 +59,17 @@ _REFERS_BACK = re.compile(r"\b(?:he|she|they|him|her|his|hers|them|their|he's|sh
                           re.IGNORECASE)
 
 
+# a sentence that opens on someone told before ("She's a nurse.") or names them by pronoun
+# before any name ("Orange fellow, we named him Laddoo.")
+_OPENS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b|"
+                         r"^[^A-Z]*\b(?:named|called|call|calls|name)\s+(?:him|her|them)\b")
+
+
+def refers_back(sentence: str) -> bool:
+    """Whether a sentence says of whom only with the sentence before it (a pronoun first)."""
+    return _OPENS_BACK.search(sentence[:1].lower() + sentence[1:]) is not None
+
+
 def other_subject_parts(clause: str) -> list[str]:
     """A clause's parts that each say something of their own subject ("We have a cat, Feijoada,
     and Rui has an old dog, a collie" -> the cat, the dog); [] where it has one subject."""
@@ -115,8 +126,11 @@ def all_parts(sentence: str) -> list[str]:
 
 
 # "my youngest", "our first born", "the eldest of Karen's lot": the one of a list of ages
-_EXTREME = re.compile(r"\b(?:(?P<young>youngest|last[- ]?born|little one|bunso)|eldest|oldest|"
-                      r"first[- ]?born|big one)\b", re.IGNORECASE)
+_EXTREME = re.compile(r"\b(?:(?P<young>youngest|last[- ]?born|little one|bunso|younger (?:one|kid|"
+                      r"child))|eldest|oldest|first[- ]?born|big one|(?:older|elder) (?:one|kid|"
+                      r"child))\b"
+                      # of two, "Which of my kids is older?"
+                      r"|\b(?:which|who)\b.*\b(?:(?P<younger>younger)|older|elder)\b", re.IGNORECASE)
 _MONTHS_OLD = re.compile(r"^\s*(?:months?|mos?|weeks?)\b", re.IGNORECASE)
 
 
@@ -134,5 +148,5 @@ def extreme_part(question: str, sentence: str) -> str | None:
         number = float(re.findall(r"\d+", found.group())[-1])
         return number / 12 if _MONTHS_OLD.match(part[found.end():]) else number
     ages = [age(p) for p in parts]
-    pick = min if asked is not None and asked.group("young") else max
+    pick = min if asked is not None and (asked.group("young") or asked.group("younger")) else max
     return parts[ages.index(pick(ages))]

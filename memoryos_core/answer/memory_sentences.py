@@ -7,7 +7,6 @@ corrected (repairs.py), and kept only where they tell something: no question, no
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -15,21 +14,20 @@ import numpy as np
 
 from ..llm import Embedder
 from ..memory import repairs
-from ..memory.fact_history import asks_about_past
+from ..memory.fact_history import asks_about_now, asks_about_past, says_change
 from ..memory.grounding import grounding
 from ..text import casual_restored, sentences
 from . import courtesy, router, slot, slot_features
 from .asking import after_request, asks, before_question
-from .lists import list_parts, named_number_parts, other_subject_parts
+from .lists import list_parts, named_number_parts, other_subject_parts, refers_back
 from .types import Retrieval
 
 CANDIDATE_PAGES = 6  # pages of the prompt whose sentences may answer
 REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than this is no answer
 TERSE_WORDS = 6  # a message of sentences no longer is read whole where one is a fragment
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
+NEWS_CHARS = 320  # a message of news said whole for a question on now, at most
 
-_REFERS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b",
-                          re.IGNORECASE)
 
 
 class Said(NamedTuple):
@@ -96,9 +94,10 @@ def candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> li
                 out += [Said(c, page_id, None, ts, aside=True) for c in after_request(s)]
             if "?" in s or asks(s) or len(s) > MAX_SENTENCE_CHARS:
                 continue
-            if k and _REFERS_BACK.match(s) and not asks(said[k - 1]):
+            if k and refers_back(s) and not asks(said[k - 1]):
                 # "He was a watchmaker." says whose job only with the sentence before it
-                # ("I have a companion, Walter."): both, as one candidate, beside it
+                # ("I have a companion, Walter."): both, as one candidate, beside it; said
+                # for the first where it may answer (slot.continued)
                 out.append(Said(f"{said[k - 1]} {s}", page_id, None, ts))
             if any(page_id in f["sources"] and grounding(f["text"], s) >= 0.6
                    for f in replaced):
@@ -118,6 +117,25 @@ def candidates(trace: Retrieval, recent: Sequence[Mapping[str, Any]] = ()) -> li
                 out.append(Said(s, page_id, None, ts))
         out += [Said(c, page_id, None, ts) for c in with_fragments(typed)]
     return out
+
+
+def news_of(question: str, c: slot.Candidate, trace: Retrieval,
+            recent: Sequence[Mapping[str, Any]] = ()) -> slot.Candidate:
+    """For a question on what holds now, a sentence of a message that tells a change said with
+    the rest of what that message tells ("Bought new van." with "Crafter, 2021, white."; "sold
+    the shop to Jake last week" with "I'm retired now"): the new value is often in another
+    sentence of the news. The sentence as found elsewhere, or where the message is long."""
+    if c.page_id is None or not asks_about_now(question):
+        return c
+    said = {p["id"]: p.get("user", "") for p in trace.pages}
+    said.update({int(r["id"]): str(r.get("user_text") or "") for r in recent})
+    told = [s for s in sentences(casual_restored(said.get(c.page_id) or ""))
+            if "?" not in s and not asks(s)]
+    whole = " ".join(told)
+    if len(told) < 2 or len(whole) > NEWS_CHARS or not says_change(whole) or \
+            c.sentence.rstrip(" .!") not in whole:
+        return c
+    return slot.Candidate(whole, c.page_id, c.fact_id, c.timestamp)
 
 
 def with_fragments(said: Sequence[str]) -> list[str]:

@@ -22,9 +22,9 @@ import numpy as np
 
 from ..llm import Embedder
 from ..memory import attributes, fact_history, kinship
-from ..text import stem, words
+from ..text import sentences, stem, words
 from .answer_kinds import HOLDS, asked_kind
-from .lists import all_parts
+from .lists import all_parts, refers_back
 from .names import word_vectors
 from .over_time import before_now, latest, named_in, of_its_time, units, updates
 from .slot_features import _KIND_OF, _head, content, eligible, head_terms, met, names
@@ -151,6 +151,28 @@ def _clear_leader(chances: np.ndarray, parts: Sequence[int], model: SlotModel) -
     if ranked and (len(ranked) == 1 or chances[ranked[0]] >= model.part_ratio * chances[ranked[1]]):
         return ranked[0]
     return None
+
+
+def continued(i: int | None, found: Setting, candidates: Sequence[Candidate]) -> int | None:
+    """The candidate that says candidate i's sentence with the next one, which goes on of the
+    same person or thing ("Brendan's partner Shayla's coming too. She's a nurse."), or one
+    that goes on so with the sentence before it: said for it, where it may answer; i where
+    none does."""
+    if i is None:
+        return None
+    told = candidates[i].sentence.rstrip(" .!")
+    for j, text in enumerate(c.sentence for c in candidates):
+        at = text.find(told)
+        if j == i or at < 0 or not found.allowed[j] or found.times[j] != found.times[i]:
+            continue
+        later = sentences(text[at:])
+        if len(later) == 2 and told in later[0] and refers_back(later[1]):
+            return j
+        # and a sentence that says "he" is said with the one that tells who he is
+        if refers_back(candidates[i].sentence) and len(sentences(text)) == 2 and \
+                text.rstrip(" .!").endswith(told):
+            return j
+    return i
 
 
 def choose(chances: np.ndarray, found: Setting, model: SlotModel,
@@ -285,7 +307,8 @@ def answer(embedder: Embedder, question: str, candidates: Sequence[Candidate],
         pick, offered, sure, two_steps = _before_now(embedder, question, candidates, vecs[1:],
                                                      classed, model, (pick, offered, sure))
     earlier = {pick, offered} - {None} if two_steps else set()
-    pick, offered = (with_asked_kind(question, found.texts, candidates, k)
+    pick, offered = (continued(with_asked_kind(question, found.texts, candidates, k), found,
+                                       candidates)
                      for k in (pick, offered))
     likeliest = best(chances, found.allowed)
     maybe = [] if offered is None else [candidates[offered]]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..llm import Embedder
-from ..memory import animal_kinds, attributes, fact_history, fact_kinds, kinship
-from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, words
+from ..memory import animal_kinds, attributes, fact_history, fact_kinds, first_names, kinship
+from ..text import ASKING_WORDS, QUESTION_FRAME_WORDS, STOP_WORDS, owned, stem, without_possessive, words
 from .aliases import given_names, the_own
 from .answer_kinds import ASKS_NAME, HOLDS, asked_kind, cased, holds_name
 from .names import name_like, word_vectors
@@ -71,7 +71,7 @@ def head_terms(question: str, candidates: Sequence[Candidate],
     is_name = None if embedder is None else lambda w: bool(name_like(
         embedder, word_vectors(embedder, [w])[w][None])[0])
     # told by the name of the first relation: "Folake's brother Segun" with "my wife Folake"
-    by_name = _named_by_way(composed[0], told, is_name) if composed else set()
+    by_name = _named_by_way(composed[0], candidates, is_name) if composed else set()
     if by_name:
         return by_name
     head = _head(question)
@@ -80,18 +80,44 @@ def head_terms(question: str, candidates: Sequence[Candidate],
     # a relation is named by any word of it or of a narrower one ("my sibling" by "my
     # brother Kenta", kinship.py), a pet by its breed ("my dog" by "a collie", animal_kinds.py)
     nouns = (head[0], *kinship.kin_words(head[0]), *animal_kinds.kind_words(head[0]))
+    # "my daughter-in-law" is no daughter: a composed relation is not told among the children
+    given = given_names(nouns, told, is_name) or ([] if composed else
+                                                  _told_by_sex(head[0], candidates))
     return {stem(head[0])} | kinship.covered(head[0]) | animal_kinds.covered(head[0]) | {
-        stem(n) for n in given_names(nouns, told, is_name)}
+        stem(n) for n in given}
 
 
-def _named_by_way(made: str, told: Sequence[str],
+# a name that opens a clause: "Richard is 55…", "Kids: Ola 15, Thea 11", "Chidera is 7 and
+# Somto is 4", "the kids are Kai… and Jade…"
+_CLAUSE_NAME = re.compile(r"(?:^|[.!?;:,]\s+|\b(?:and|are|n|&)\s+)([A-Z][a-z'’-]+)\b")
+
+
+def _told_by_sex(relation: str, candidates: Sequence[Candidate]) -> list[str]:
+    """The names a message on a wider relation gives where the asked relation is of one sex:
+    "my daughter" is Helen where "I have two children. Richard is 55… Helen is 52…" was told
+    (the names that open a clause in the messages naming the children, whose usual sex is the
+    daughter's: first_names.py)."""
+    wanted, wider = kinship.sex(relation), kinship.covering(relation)
+    if wanted is None or not wider:
+        return []
+    pages = {c.page_id for c in candidates if c.page_id is not None
+             and any(stem(w) in wider for w in words(c.sentence))}
+    found = [m.group(1) for c in candidates if c.page_id in pages
+             for m in _CLAUSE_NAME.finditer(c.sentence)]
+    return [n.lower() for n in dict.fromkeys(found)
+            if n.lower() not in STOP_WORDS and first_names.usual_sex(n) == wanted]
+
+
+def _named_by_way(made: str, candidates: Sequence[Candidate],
                   is_name: Callable[[str], bool] | None = None) -> set[str]:
     """The stems of the names of a composed relative told by way of a named relative ("my
     brother-in-law": "Folake's brother Segun" where "my wife Folake" was told)."""
     out: set[str] = set()
+    told = [c.sentence for c in candidates]
     for first, second in kinship.ways(made):
         seconds = "|".join(kinship.kin_words(second))
-        for name in given_names((first, *kinship.kin_words(first)), told, is_name):
+        for name in given_names((first, *kinship.kin_words(first)), told, is_name) or \
+                _told_by_sex(first, candidates):
             way = re.compile(rf"\b(?i:{re.escape(name)})(?:['’]s)?\s+(?i:{seconds}),?\s+"
                              r"(?P<name>[A-Z][\w'-]*)")
             out |= {stem(m.group("name").lower()) for t in told for m in way.finditer(t)}
@@ -110,7 +136,9 @@ def met(term: str, said: set[str]) -> bool:
 
 def names(terms: set[str], sentence: str) -> bool:
     """Whether a sentence names one of the terms (`met`)."""
-    said = {stem(w) for w in words(sentence)} | set(kinship.composed_in(sentence))
+    # "Dad's been approved" names Dad: a possessive or "'s" ending is no part of the word
+    said = {stem(without_possessive(w)) for w in words(sentence)} | set(
+        kinship.composed_in(sentence))
     return any(met(t, said) for t in terms)
 
 
@@ -166,6 +194,8 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
     # a name typed in lower case ("a dachshund, lumpi") is read by meaning: a word of the
     # sentence, not of the question, nearer the first names than other words
     said_q = set(words(question))
+    # whose ("Dermot's vet"): the name of the owner asked about is no answer to it
+    owners = {without_possessive(w) for w in said_q} - said_q
     lower = [w for w in dict.fromkeys(w for c, ws in zip(candidates, cand_words, strict=True)
                                       if asks_name and not cased(c.sentence) for w in ws)
              if w not in said_q]
@@ -213,7 +243,7 @@ def pair_features(embedder: Embedder, question: str, qvec: np.ndarray,
                            is not None),
                      float(bool(q_attr & set(c_attr[i]))), float(recency[i]),
                      float(bool(c_kind) and c_kind[i] in q_attr), float(asks_name),
-                     float(asks_name and (holds_name(candidates[i].sentence) or any(
+                     float(asks_name and (holds_name(candidates[i].sentence, owners) or any(
                          named.get(w, False) for w in cand_words[i]))),
                      past * float(recency[i]),
                      past * float(fact_history.names_former(candidates[i].sentence)),

@@ -180,6 +180,15 @@ _FEMALE = frozenset({"mother", "sister", "wife", "girlfriend", "daughter", "gran
 _MALE = frozenset({"father", "brother", "husband", "boyfriend", "son", "grandfather",
                    "stepfather", "uncle", "nephew", "grandson", "stepbrother", "stepson",
                    "father-in-law", "brother-in-law", "son-in-law", "fiance"})
+
+
+def sex(word: str) -> str | None:
+    """"f" or "m" for a relation of one sex ("daughter", "bro", "niece"), else None."""
+    said = _kin(word) or _base(word)
+    return "f" if said in _FEMALE or said == "girl" else "m" if said in _MALE or said == "boy" \
+        else None
+
+
 _PRONOUN_OF = {"her": _FEMALE, "his": _MALE, "their": _FEMALE | _MALE | {
     "partner", "child", "parent", "sibling", "spouse"}}
 PRONOUN_REACH = 20  # words back that "her husband" looks for whose husband ("our daughter

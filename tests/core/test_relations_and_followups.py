@@ -175,7 +175,8 @@ def test_the_new_value_said_before_the_news_of_the_old_one_gone_is_the_present(m
     say("Update: now I work as a baker in my own bakery! I quit the bank job.")
     say("Can you suggest a name for a sourdough loaf?")
     now = say("What is my job now?")
-    assert "baker" in now and "bank" not in now
+    # the bank only as the job quit: the news is said whole ("…a baker…! I quit the bank job.")
+    assert "baker" in now and now.count("bank") == now.count("quit the bank"), now
 
 
 @pytest.mark.real_model  # the router reads the earlier messages as it read them when asked
