@@ -91,7 +91,9 @@ def other_subject_parts(clause: str) -> list[str]:
 # 15, Thea 11"; "Fergus who is 10 and Isla who is 6"; "Cody's 32 and a game warden in
 # Lubbock, Kaylee's 29 and teaches"): each item with the sentence's opening
 _NAMED_NUMBER = re.compile(r"\b[A-Z][\w’-]+(?:['’]s\s+|,?\s+(?:(?:who\s+(?:(?:just|only|now)\s+)?"
-                           r"(?:is|turned|turns|turn)|who['’]s|is|aged|turned|turns|turning)"
+                           r"(?:is|turned|turns|turn)|who['’]s|is|aged|turned|turns|turning|"
+                           # "the kids are Kai, he's 11, and Jade, she's the 8 year old"
+                           r"(?:he|she)(?:['’]s|\s+is)(?:\s+the)?)"
                            r"\s+(?:just|only|now|nearly|almost|about)?\s*)?)\d{1,3}\b"
                            r"(?!\s*(?:%|am|pm|:|[.,]\d))")
 _BEFORE_ITEM = re.compile(r"(?:,\s*(?:and\s+)?|\s+and\s+|\s+n\s+|\s*&\s*|;\s*|\s+while\s+)"

@@ -27,6 +27,7 @@ REQUEST_SHARE = 0.5  # a candidate the router gives to the model at more than th
 TERSE_WORDS = 6  # a message of sentences no longer is read whole where one is a fragment
 MAX_SENTENCE_CHARS = 600  # longer ones (a pasted document) are never said back: nor cut
 NEWS_CHARS = 320  # a message of news said whole for a question on now, at most
+BRIEF_WORDS = 5  # a sentence this short is said with the rest of its message
 
 
 
@@ -124,15 +125,21 @@ def news_of(question: str, c: slot.Candidate, trace: Retrieval,
     """For a question on what holds now, a sentence of a message that tells a change said with
     the rest of what that message tells ("Bought new van." with "Crafter, 2021, white."; "sold
     the shop to Jake last week" with "I'm retired now"): the new value is often in another
-    sentence of the news. The sentence as found elsewhere, or where the message is long."""
-    if c.page_id is None or not asks_about_now(question):
+    sentence of the news. So too a message's first sentence of a few words, which opens what the
+    message goes on to tell ("I have two kids. Rudo is 6 and Tapiwa is 11.", "Knee surgery 14
+    March. Left knee."). The sentence as found elsewhere, or where the message is long."""
+    if c.page_id is None:
         return c
     said = {p["id"]: p.get("user", "") for p in trace.pages}
     said.update({int(r["id"]): str(r.get("user_text") or "") for r in recent})
     told = [s for s in sentences(casual_restored(said.get(c.page_id) or ""))
             if "?" not in s and not asks(s)]
     whole = " ".join(told)
-    if len(told) < 2 or len(whole) > NEWS_CHARS or not says_change(whole) or \
+    brief = bool(told) and len(c.sentence.split()) <= BRIEF_WORDS and \
+        c.sentence.rstrip(" .!") == told[0].rstrip(" .!")
+    if not (brief or asks_about_now(question)):
+        return c
+    if len(told) < 2 or len(whole) > NEWS_CHARS or not (brief or says_change(whole)) or \
             c.sentence.rstrip(" .!") not in whole:
         return c
     return slot.Candidate(whole, c.page_id, c.fact_id, c.timestamp)

@@ -124,7 +124,9 @@ def setting(embedder: Embedder, question: str, qvec: np.ndarray, vecs: np.ndarra
     terms = head_terms(question, candidates, embedder)
     allowed = [True] * len(candidates) if _head_is_asked(embedder, question, asked) \
         else eligible(terms, candidates)
-    asked_words = {stem(w) for w in content(question)}
+    # "my mother-in-law" asks no word "mother": "my mother, Mama Adaeze" is not related
+    asked_words = {stem(w) for w in content(question)} - {
+        stem(part) for made in kinship.composed_in(question) for part in made.split("-")}
     # a sentence on a wider relation is related ("our three kids" to "my daughter")
     wider = {w for h in _head(question) for w in kinship.covering(h)}
     related = [any(met(w, {stem(x) for x in content(c.sentence)}) for w in asked_words)

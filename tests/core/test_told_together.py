@@ -71,3 +71,14 @@ def test_what_a_message_tells_across_its_sentences_is_said_together(make_engine)
     say("What should I name it?")
     answer = say("What van have I got now?")
     assert "Crafter" in answer, answer
+    # a message's short first sentence is said with what the message goes on to tell
+    say("Knee surgery 14 March. Left knee. Meniscus.")
+    say("Tips for crutches on stairs?")
+    assert "Left knee" in say("Which knee is it?")
+
+
+def test_each_sentence_said_back_opens_with_a_capital():
+    from memoryos_core.answer import saying
+
+    assert saying.reflect("We have a tortoise. We named him Sekuru.") == \
+        "you have a tortoise. You named him Sekuru."
