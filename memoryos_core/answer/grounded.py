@@ -221,7 +221,7 @@ def hedged(maybe: Sequence[slot.Candidate]) -> str:
     if back is None:
         return f"{NOT_SURE}, but you told me{when}: \u201c{plain}\u201d"
     return f"{NOT_SURE}, but you told me{when} that " \
-        f"{saying.opening_lowered(back).rstrip(' .!')}."
+        f"{_sentences_capitalised(saying.opening_lowered(back)).rstrip(' .!')}."
 
 
 ABOUT_ME = re.compile(r"\b(?:know|remember|recall|learned|learnt)\b[^.?!]*\babout (?:me|myself)\b"
@@ -294,6 +294,12 @@ def answered_from_memory(trace: Retrieval, recent: Sequence[Mapping[str, Any]] =
     return {pid for pid, reply in replies if reply.startswith(MEMORY_ANSWERS)}
 
 
+def _sentences_capitalised(text: str) -> str:
+    """A reflected sentence after the first opens with a capital ("…a tortoise. You named…")."""
+    return re.sub(r"([.!?]\s+)(you|your|you're|you've|you'd|you'll)\b",
+                  lambda m: m.group(1) + m.group(2).capitalize(), text)
+
+
 def said_back(evidence: Evidence) -> str:
     """The evidence as the answer: 'You told me on 3 December 2026 that your sister…'."""
     sentence = _INTERJECTION.sub("", evidence.sentence).strip() or evidence.sentence
@@ -302,7 +308,7 @@ def said_back(evidence: Evidence) -> str:
     reflected = saying.reflected_clause(sentence)
     if reflected is None:
         return f"You told me{when}: \u201c{sentence}\u201d"
-    body = saying.opening_lowered(reflected).rstrip()
+    body = _sentences_capitalised(saying.opening_lowered(reflected)).rstrip()
     if body[-1:] not in ".!?":
         body += "."
     if body.endswith("!"):

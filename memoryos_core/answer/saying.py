@@ -63,10 +63,7 @@ def _reflected(sentence: str) -> str | None:
                   "wasn't": "weren't"}[m.group(1).lower()], sentence, flags=re.IGNORECASE)
     text = re.sub(r"\b(?:I['’](?:m|ve|d|ll)|we['’](?:re|ve|d|ll)|I|me|my|mine|myself|we|our"
                   r"|ours|ourselves)\b", swap, text, flags=re.IGNORECASE)
-    text = re.sub(r"\bus\b", "you", text)  # lower case only: "the US" stays
-    # a later sentence opens with a capital ("…a tortoise. You named him Sekuru")
-    return re.sub(r"([.!?]\s+)(you|your|you're|you've|you'd|you'll)\b",
-                  lambda m: m.group(1) + m.group(2).capitalize(), text)
+    return re.sub(r"\bus\b", "you", text)  # lower case only: "the US" stays
 
 
 def opening_lowered(text: str) -> str:

@@ -78,7 +78,7 @@ def test_what_a_message_tells_across_its_sentences_is_said_together(make_engine)
 
 
 def test_each_sentence_said_back_opens_with_a_capital():
-    from memoryos_core.answer import saying
+    from memoryos_core.answer.grounded import Evidence, said_back
 
-    assert saying.reflect("We have a tortoise. We named him Sekuru.") == \
-        "you have a tortoise. You named him Sekuru."
+    told = Evidence("We have a tortoise. We named him Sekuru.", 1, None, None, 1.0, 0)
+    assert said_back(told) == "You told me that you have a tortoise. You named him Sekuru."
