@@ -55,13 +55,13 @@ _OTHER_SUBJECT = re.compile(
     r"after|before)\b[^,.;]{0,25}?,?\s+(?:i|we)\b)", re.IGNORECASE)
 # a part that says "her", "he", "they"… says whose only with the part before it ("My daughter
 # Teresa is an accountant, and Luca is her son")
-_REFERS_BACK = re.compile(r"\b(?:he|she|they|him|her|his|hers|them|their|he's|she's|they're)\b",
-                          re.IGNORECASE)
+_SUBJECT_BACK = "he|she|they|his|her|their|he's|she's|they're"  # words that say "the one before"
+_REFERS_BACK = re.compile(rf"\b(?:{_SUBJECT_BACK}|him|hers|them)\b", re.IGNORECASE)
 
 
 # a sentence that opens on someone told before ("She's a nurse.") or names them by pronoun
 # before any name ("Orange fellow, we named him Laddoo.")
-_OPENS_BACK = re.compile(r"^\W*(?:he|she|they|his|her|their|he's|she's|they're)\b|"
+_OPENS_BACK = re.compile(rf"^\W*(?:{_SUBJECT_BACK})\b|"
                          r"^[^A-Z]*\b(?:named|called|call|calls|name)\s+(?:him|her|them)\b")
 
 

@@ -134,13 +134,10 @@ def news_of(question: str, c: slot.Candidate, trace: Retrieval,
     said.update({int(r["id"]): str(r.get("user_text") or "") for r in recent})
     told = [s for s in sentences(casual_restored(said.get(c.page_id) or ""))
             if "?" not in s and not asks(s)]
-    whole = " ".join(told)
-    brief = bool(told) and len(c.sentence.split()) <= BRIEF_WORDS and \
-        c.sentence.rstrip(" .!") == told[0].rstrip(" .!")
-    if not (brief or asks_about_now(question)):
-        return c
-    if len(told) < 2 or len(whole) > NEWS_CHARS or not (brief or says_change(whole)) or \
-            c.sentence.rstrip(" .!") not in whole:
+    whole, own = " ".join(told), c.sentence.rstrip(" .!")
+    brief = bool(told) and len(c.sentence.split()) <= BRIEF_WORDS and own == told[0].rstrip(" .!")
+    if not (brief or asks_about_now(question)) or len(told) < 2 or len(whole) > NEWS_CHARS \
+            or not (brief or says_change(whole)) or own not in whole:
         return c
     return slot.Candidate(whole, c.page_id, c.fact_id, c.timestamp)
 

@@ -163,6 +163,7 @@ def continued(i: int | None, found: Setting, candidates: Sequence[Candidate]) ->
     if i is None:
         return None
     told = candidates[i].sentence.rstrip(" .!")
+    opens_back = refers_back(candidates[i].sentence)
     for j, text in enumerate(c.sentence for c in candidates):
         at = text.find(told)
         if j == i or at < 0 or not found.allowed[j] or found.times[j] != found.times[i]:
@@ -171,7 +172,7 @@ def continued(i: int | None, found: Setting, candidates: Sequence[Candidate]) ->
         if len(later) == 2 and told in later[0] and refers_back(later[1]):
             return j
         # and a sentence that says "he" is said with the one that tells who he is
-        if refers_back(candidates[i].sentence) and len(sentences(text)) == 2 and \
+        if opens_back and len(sentences(text)) == 2 and \
                 text.rstrip(" .!").endswith(told):
             return j
     return i
